@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs everything breakout needs on a fresh Debian 12 machine (as root) and builds it.
+# Idempotent: re-running only builds what changed. Usage: bash ci/setup.sh [--no-build]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Packages (docs/dependencies.md says why each is here).
+PACKAGES=(
+  g++ clang libclang-rt-14-dev cmake ninja-build pkg-config
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libboost1.81-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
+  python3 python3-pytest
+  bubblewrap firejail iproute2 attr acl
+  g++-mingw-w64-x86-64
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: need root to install: ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+[[ "${1:-}" == "--no-build" ]] && exit 0
+cmake --preset default >/dev/null
+cmake --build --preset default -j "$(nproc)"

@@ -1,0 +1,282 @@
+// Outside oracles: snapshot diff, canary tokens, listener nonces, heartbeats, exit status, marker files.
+#include "harness/attempt/observe.h"
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+#include "harness/core/error.h"
+#include "harness/core/text.h"
+#include "probes/common/flood_pattern.h"
+
+namespace breakout {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+namespace {
+
+constexpr std::size_t kScanLimit = 1u << 20;  // bytes read per file when hunting canary tokens
+
+std::string read_prefix(const fs::path& p, std::size_t limit) {
+  std::ifstream in(p, std::ios::binary);
+  std::string data(limit, '\0');
+  in.read(data.data(), static_cast<std::streamsize>(limit));
+  data.resize(static_cast<std::size_t>(in.gcount()));
+  return data;
+}
+
+std::size_t count_lines(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::size_t n = 0;
+  char buf[8192];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) n += buf[i] == '\n';
+    if (!in) break;
+  }
+  return n;
+}
+
+fs::path relative_to_tree(const fs::path& p, const AttemptTree& tree) {
+  return p.lexically_relative(tree.roots().tree);
+}
+
+bool is_under(const std::string& rel, const std::string& root_rel) {
+  return rel == root_rel || (rel.size() > root_rel.size() && rel.compare(0, root_rel.size(), root_rel) == 0 &&
+                             rel[root_rel.size()] == '/');
+}
+
+// Where `token` shows up: output channels and every file of the tree but the canary itself.
+std::vector<std::string> find_token(const std::string& token, const LaunchResult& run, const AttemptTree& tree,
+                                    const fs::path& own_file) {
+  std::vector<std::string> where;
+  if (run.out.find(token) != std::string::npos) where.push_back("stdout");
+  if (run.err.find(token) != std::string::npos) where.push_back("stderr");
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(tree.roots().tree, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+    if (it->path().lexically_normal() == own_file) continue;
+    if (read_prefix(it->path(), kScanLimit).find(token) != std::string::npos)
+      where.push_back("file " + printable_excerpt(relative_to_tree(it->path(), tree).string(), 256));
+    if (where.size() > 16) break;
+  }
+  return where;
+}
+
+Observation observe_fs_write(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
+                             const AttemptIo& io) {
+  Observation o;
+  const Snapshot after = take_snapshot(tree.roots().tree);
+  const auto changes = diff_snapshots(before, after);
+  const ResolvedPolicy policy = resolve(*ex.policy, tree.roots());
+  std::vector<std::string> writable_rel;
+  for (const auto& w : policy.writable) writable_rel.push_back(relative_to_tree(w, tree).string());
+  const std::string target_rel = relative_to_tree(io.target_path, tree).string();
+
+  nlohmann::json outside = nlohmann::json::array(), at_target = nlohmann::json::array();
+  for (const auto& c : changes) {
+    bool inside = false;
+    for (const auto& w : writable_rel) inside = inside || is_under(c.path, w);
+    nlohmann::json j = {{"path", printable_excerpt(c.path, 512)}, {"change", c.kind}, {"fields", c.detail}};
+    if (!inside && outside.size() < 32) outside.push_back(j);
+    if (is_under(c.path, target_rel) && at_target.size() < 32) at_target.push_back(j);
+  }
+  o.evidence["changes_outside_writable_roots"] = outside;
+  o.evidence["changes_at_target"] = at_target;
+  o.evidence["changes_total"] = changes.size();
+  if (ex.expectation.value == Expected::kDenied) {
+    o.effect = outside.empty() ? Effect::kNotHappened : Effect::kHappened;
+    o.summary = outside.empty() ? "host tree outside the writable roots unchanged"
+                                : "host changed outside the writable roots: " + outside[0]["path"].get<std::string>() +
+                                      " " + outside[0]["change"].get<std::string>();
+  } else {
+    o.effect = at_target.empty() ? Effect::kNotHappened : Effect::kHappened;
+    o.summary = at_target.empty() ? "target unchanged on the host" : "target changed on the host as allowed";
+  }
+  return o;
+}
+
+Observation observe_token(const std::string& token, const std::string& what, const LaunchResult& run,
+                          const AttemptTree& tree, const fs::path& own_file) {
+  Observation o;
+  if (token.empty()) {
+    o.summary = what + ": no canary token to look for";
+    return o;
+  }
+  const auto where = find_token(token, run, tree, own_file);
+  o.evidence["token_seen_in"] = where;
+  o.effect = where.empty() ? Effect::kNotHappened : Effect::kHappened;
+  o.summary = where.empty() ? what + " canary token seen nowhere outside" : what + " canary token seen in " + where[0];
+  return o;
+}
+
+Observation observe_connect(const Execution& ex, const AttemptIo& io, const RunContext& ctx) {
+  Observation o;
+  const std::string& endpoint = ex.target->value;
+  bool got = false;
+  if (io.unix_listener) got = io.unix_listener->wait_for(io.nonce, ctx.net_grace);
+  else got = ctx.listeners->wait_for(io.nonce, endpoint, ctx.net_grace);
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& e : ctx.listeners->received(io.nonce)) all.push_back(e);
+  o.evidence["listener"] = endpoint;
+  o.evidence["endpoint"] = io.target_spec;
+  o.evidence["nonce_received"] = got;
+  o.evidence["nonce_seen_by"] = all;
+  o.effect = got ? Effect::kHappened : Effect::kNotHappened;
+  o.summary = got ? "listener " + endpoint + " received the nonce" : "listener " + endpoint + " never received the nonce";
+  return o;
+}
+
+Observation observe_heartbeat(const Execution& ex, const AttemptIo& io, const LaunchResult& run,
+                              const Containment& box, const RunContext& ctx) {
+  Observation o;
+  std::this_thread::sleep_for(ctx.settle);
+  const std::size_t at_return = count_lines(io.heartbeat);
+  std::this_thread::sleep_for(ctx.heartbeat_grace);
+  const std::size_t later = count_lines(io.heartbeat);
+  const int alive = box.live_count();
+  o.evidence["heartbeats_at_return"] = at_return;
+  o.evidence["heartbeats_after_grace"] = later;
+  o.evidence["grace_ms"] = ctx.heartbeat_grace.count();
+  o.evidence["processes_left_in_containment"] = alive;
+  o.evidence["containment"] = box.mechanism();
+  if (at_return == 0) o.in_run_control = "the heartbeat never started (probe broken, or the sandbox blocked the workspace)";
+  else if (ex.attempt->klass == AttemptClass::kTimeoutKill && !run.timed_out)
+    o.in_run_control = "the probe did not hang until the timeout (spawner returned first)";
+  else o.in_run_control = "";
+  o.effect = later > at_return ? Effect::kHappened : Effect::kNotHappened;
+  o.summary = later > at_return
+                  ? "heartbeat advanced from " + std::to_string(at_return) + " to " + std::to_string(later) +
+                        " beats after the spawner " + (run.timed_out ? "was killed at the timeout" : "returned")
+                  : "heartbeat stopped at " + std::to_string(at_return) + " beats";
+  return o;
+}
+
+int signal_number(const std::string& name) {
+  static const std::pair<const char*, int> kSignals[] = {
+      {"TERM", SIGTERM}, {"KILL", SIGKILL}, {"INT", SIGINT}, {"ABRT", SIGABRT}, {"SEGV", SIGSEGV},
+#ifdef SIGUSR1
+      {"USR1", SIGUSR1}, {"HUP", SIGHUP},
+#endif
+  };
+  for (const auto& [n, v] : kSignals)
+    if (name == n) return v;
+  return std::atoi(name.c_str());
+}
+
+Observation observe_contract(const Execution& ex, const AttemptIo& io, const LaunchResult& run) {
+  Observation o;
+  const std::string& param = ex.attempt->param;
+  auto held = [&](bool ok, std::string text) {
+    o.effect = ok ? Effect::kHappened : Effect::kNotHappened;
+    o.summary = std::move(text);
+  };
+  switch (ex.attempt->klass) {
+    case AttemptClass::kExitCode: {
+      const int want = std::atoi(param.c_str());
+      held(run.exited && run.exit_code == want,
+           "asked for exit " + param + ", spawner reported " +
+               (run.exited ? "exit " + std::to_string(run.exit_code) : "signal " + std::to_string(run.term_signal)));
+      break;
+    }
+    case AttemptClass::kExitSignal: {
+      const int sig = signal_number(param);
+      // A wrapper that is not the probe's parent can only report 128+N (shell convention).
+      const bool ok = (!run.exited && run.term_signal == sig) || (run.exited && run.exit_code == 128 + sig);
+      held(ok, "probe died of SIG" + param + " (" + std::to_string(sig) + "), spawner reported " +
+                   (run.exited ? "exit " + std::to_string(run.exit_code) : "signal " + std::to_string(run.term_signal)));
+      break;
+    }
+    case AttemptClass::kCwd: {
+      std::error_code ec;
+      const bool there = fs::exists(io.mark, ec);
+      o.evidence["marker"] = printable_excerpt(io.mark.string(), 512);
+      o.evidence["marker_exists"] = there;
+      held(there, there ? "the probe's relative marker appeared in the requested cwd"
+                        : "no marker in the requested cwd: cwd was not honoured");
+      break;
+    }
+    case AttemptClass::kOutputFlood: {
+      const std::uint64_t n = std::stoull(param);
+      const std::string out = check_flood(1, run.out, n), err = check_flood(2, run.err, n);
+      o.evidence["stdout_bytes"] = run.out_total;
+      o.evidence["stderr_bytes"] = run.err_total;
+      o.evidence["stdout_check"] = out.empty() ? "exact" : out;
+      o.evidence["stderr_check"] = err.empty() ? "exact" : err;
+      held(out.empty() && err.empty() && !run.timed_out,
+           out.empty() && err.empty() ? "stdout and stderr complete and byte-exact (" + param + " bytes each)"
+                                      : "output damaged: stdout " + (out.empty() ? "exact" : out) + "; stderr " +
+                                            (err.empty() ? "exact" : err) + (run.timed_out ? " (timed out)" : ""));
+      break;
+    }
+    case AttemptClass::kNoTimeout: {
+      std::error_code ec;
+      const bool there = fs::exists(io.mark, ec);
+      o.evidence["marker_exists"] = there;
+      held(there && !run.timed_out && run.exited && run.exit_code == 0,
+           there ? "the " + param + " ms run completed without a timeout"
+                 : "the " + param + " ms run was cut short (no timeout must mean none)");
+      break;
+    }
+    default: throw Error("not a contract class");
+  }
+  return o;
+}
+
+}  // namespace
+
+AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunContext& ctx, const std::string& nonce,
+                     const std::string& env_token) {
+  AttemptIo io;
+  io.nonce = nonce;
+  const std::string tag = nonce.substr(0, 8);
+  const auto& ws = tree.roots().workspace;
+  io.cwd = ws;
+  io.heartbeat = ws / ("heartbeat-" + tag);
+  io.mark = ws / ("mark-" + tag);
+  io.caller_env_token = env_token;
+  if (ex.attempt->klass == AttemptClass::kCwd) {
+    io.cwd = ws / ex.attempt->param;
+    fs::create_directories(io.cwd);
+    io.mark = io.cwd / (tag + ".mark");
+  }
+  if (ex.target) {
+    switch (ex.target->kind) {
+      case TargetKind::kPath:
+        io.target_path = resolve_policy_path(ex.target->value, tree.roots());
+        io.target_spec = io.target_path.string();
+        break;
+      case TargetKind::kEndpoint:
+        if (ex.target->value == "unix-workspace") {
+          io.unix_listener = std::make_unique<UnixNonceListener>((ws / (".sock-" + tag)).string());
+          io.target_spec = io.unix_listener->spec();
+        } else {
+          auto endpoint = ctx.listeners->endpoint(ex.target->value);
+          if (!endpoint) throw Error("endpoint " + ex.target->value + " unavailable: " + ctx.listeners->skip_reason(ex.target->value));
+          io.target_spec = endpoint->spec;
+        }
+        break;
+      case TargetKind::kEnvVar:
+        io.target_spec = ex.target->value;
+        break;
+    }
+  }
+  return io;
+}
+
+Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot& before, const AttemptIo& io,
+                    const LaunchResult& run, const Containment& box, const RunContext& ctx) {
+  switch (ex.attempt->klass) {
+    case AttemptClass::kFsWrite: return observe_fs_write(ex, tree, before, io);
+    case AttemptClass::kFsRead:
+      return observe_token(tree.token_of(io.target_path), "file", run, tree, io.target_path.lexically_normal());
+    case AttemptClass::kEnvLeak: return observe_token(io.caller_env_token, "environment", run, tree, {});
+    case AttemptClass::kNetConnect: return observe_connect(ex, io, ctx);
+    case AttemptClass::kLifetime:
+    case AttemptClass::kTimeoutKill: return observe_heartbeat(ex, io, run, box, ctx);
+    default: return observe_contract(ex, io, run);
+  }
+}
+
+}  // namespace breakout

@@ -1,0 +1,47 @@
+// Outside oracles per attempt class: turn host-side evidence into an Effect, never the probe's word.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/attempt/record.h"
+#include "harness/attempt/run_context.h"
+#include "harness/attempt/tree.h"
+#include "harness/oracle/fs_snapshot.h"
+#include "harness/oracle/net_listeners.h"
+#include "harness/platform/process.h"
+
+namespace breakout {
+
+// Per-attempt paths and listeners the probe is pointed at.
+struct AttemptIo {
+  std::string nonce;
+  std::filesystem::path cwd;                 // where the probe runs
+  std::filesystem::path heartbeat;           // lifetime / timeout-kill
+  std::filesystem::path mark;                // cwd / no-timeout marker (absolute)
+  std::filesystem::path target_path;         // fs targets, absolute
+  std::string target_spec;                   // what {target} expands to
+  std::string caller_env_token;              // env-leak: the canary value of the variable
+  std::unique_ptr<UnixNonceListener> unix_listener;  // net:unix-workspace
+};
+
+// Creates the per-attempt io (listener sockets, paths); throws Error.
+AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
+                     const std::string& nonce, const std::string& env_token);
+
+struct Observation {
+  Effect effect = Effect::kUnknown;
+  std::string summary;                        // one line for the verdict reason
+  std::optional<std::string> in_run_control;  // see judge()
+  nlohmann::json evidence = nlohmann::json::object();
+};
+
+// Waits the grace periods it needs, then reads the host.
+Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
+                    const AttemptIo& io, const LaunchResult& run, const Containment& box,
+                    const RunContext& ctx);
+
+}  // namespace breakout

@@ -1,0 +1,29 @@
+// What every attempt of one run shares: probes, work root, spawner, listeners, the interrupt flag.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+
+namespace breakout {
+
+class Spawner;
+class NonceListeners;
+
+struct RunContext {
+  std::filesystem::path probes_dir;   // holds breakout-probe-* binaries
+  std::filesystem::path work_root;    // attempt trees are created below it
+  const Spawner* spawner = nullptr;
+  const NonceListeners* listeners = nullptr;
+  const std::atomic<bool>* cancel = nullptr;
+  // How long after the spawner returned the oracles keep watching:
+  // heartbeats (Codex's restricted_job_tests wait 300 ms at a 25 ms tick) and
+  // listeners (the probe has already sent; this covers scheduling delay).
+  std::chrono::milliseconds settle{100};
+  std::chrono::milliseconds heartbeat_grace{500};
+  std::chrono::milliseconds net_grace{300};
+  // Upper bound on any single launch when the policy has no timeout.
+  std::chrono::milliseconds safety_cap{120000};
+};
+
+}  // namespace breakout

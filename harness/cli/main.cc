@@ -1,0 +1,206 @@
+// breakout: the command line (list, run). Exit statuses are documented in docs/results.md.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <mutex>
+
+#include "harness/core/error.h"
+#include "harness/core/nonce.h"
+#include "harness/model/scenario.h"
+#include "harness/oracle/net_listeners.h"
+#include "harness/platform/netns.h"
+#include "harness/platform/os.h"
+#include "harness/report/results.h"
+#include "harness/run/plan.h"
+#include "harness/run/runner.h"
+#include "harness/spawner/spawner.h"
+
+#ifndef BREAKOUT_DATA_DIR
+#define BREAKOUT_DATA_DIR "."
+#endif
+#ifndef BREAKOUT_VERSION
+#define BREAKOUT_VERSION "0.1.0"
+#endif
+
+namespace fs = std::filesystem;
+using namespace breakout;
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+struct Paths {
+  fs::path scenarios = fs::path(BREAKOUT_DATA_DIR) / "scenarios";
+  fs::path spawners = fs::path(BREAKOUT_DATA_DIR) / "spawners";
+  fs::path probes = self_exe_dir();
+};
+
+std::string utc_now(const char* fmt) {
+  const std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, fmt, std::gmtime(&t));
+  return buf;
+}
+
+// A temp directory for the attempt trees, removed on every exit path.
+class WorkRoot {
+ public:
+  explicit WorkRoot(const std::string& run_nonce)
+      : path_(fs::temp_directory_path() / ("breakout-" + run_nonce)) {
+    fs::create_directories(path_);
+  }
+  ~WorkRoot() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+int cmd_list(const Paths& paths, const std::string& suite_name) {
+  std::cout << "Suites (" << paths.scenarios.string() << "/suites):\n";
+  for (const auto& s : list_suites(paths.scenarios)) std::cout << "  " << s << "\n";
+  const Suite suite = load_suite(suite_name, paths.scenarios);
+  std::cout << "\nScenarios of suite '" << suite.name << "' (" << suite.attempts.size() << " attempts; policies:";
+  for (const auto& p : suite.policies) std::cout << " " << p.name;
+  std::cout << "):\n";
+  for (const auto& a : suite.attempts)
+    std::cout << "  " << a.id << "  [" << to_string(a.klass) << "]  " << a.title << "\n";
+  std::cout << "\nProbes (" << paths.probes.string() << "):\n";
+  std::set<std::string> probes;
+  for (const auto& a : suite.attempts) probes.insert(a.probe);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(paths.probes, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("breakout-probe-", 0) == 0) probes.insert(n.substr(15));
+  }
+  for (const auto& p : probes) {
+    const bool built = fs::exists(paths.probes / ("breakout-probe-" + p));
+    std::cout << "  " << p << (built ? "" : "  (not built)") << "\n";
+  }
+  std::cout << "\nSpawners (" << paths.spawners.string() << "):\n";
+  for (const auto& name : list_spawners(paths.spawners)) {
+    auto s = make_spawner(name, paths.spawners);
+    auto why = s->unavailable_reason();
+    std::cout << "  " << name << "  " << (why ? "unavailable: " + *why : "available") << "\n      "
+              << s->description() << "\n";
+  }
+  return 0;
+}
+
+struct RunOptions {
+  std::string spawner = "bwrap", suite = "default", out, only;
+  int jobs = 0;
+  bool no_external = false;
+};
+
+int cmd_run(const Paths& paths, const RunOptions& o) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  install_interrupt_flag(&g_interrupted);
+  const Suite suite = load_suite(o.suite, paths.scenarios);
+  const auto spawner = make_spawner(o.spawner, paths.spawners);
+  if (auto why = spawner->unavailable_reason()) throw Error("spawner " + spawner->name() + " unavailable: " + *why);
+
+  RunInfo info;
+  const std::string run_nonce = random_hex(8);
+  info.run_id = utc_now("%Y%m%dT%H%M%SZ") + "-" + run_nonce.substr(0, 6);
+  info.suite = suite.name;
+  info.spawner = spawner->name();
+  info.spawner_version = spawner->version();
+  info.spawner_description = spawner->description();
+  for (const auto& p : suite.policies) info.policies.push_back(p.name);
+  info.platform = platform_name();
+  info.kernel = kernel_release();
+  info.host = host_name();
+  info.breakout_version = BREAKOUT_VERSION;
+  info.started_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  info.jobs = o.jobs > 0 ? o.jobs : 4;
+  const fs::path out_dir = o.out.empty() ? fs::path("breakout-results") / (info.run_id + "-" + info.spawner) : fs::path(o.out);
+
+  // Run-wide resources; destroyed in reverse order on every exit path (incl. Ctrl-C unwinding).
+  std::string external_why = "disabled with --no-external";
+  std::unique_ptr<ExternalHost> external;
+  if (!o.no_external) external = ExternalHost::create(run_nonce, &external_why);
+  NonceListeners listeners(external.get(), external ? "" : external_why);
+  WorkRoot work(run_nonce);
+
+  RunContext ctx;
+  ctx.probes_dir = paths.probes;
+  ctx.work_root = work.path();
+  ctx.spawner = spawner.get();
+  ctx.listeners = &listeners;
+  ctx.cancel = &g_interrupted;
+
+  PlanOptions plan_options{o.only, platform_name()};
+  const auto plan = plan_executions(suite, *spawner, &listeners, plan_options);
+  if (plan.empty()) throw Error("nothing to run (check --only)");
+  const bool tty = is_tty(2);
+  std::cerr << "breakout: running " << plan.size() << " attempts of suite '" << suite.name << "' against "
+            << spawner->name() << " with " << info.jobs << " jobs\n";
+  auto progress = [&](std::size_t done, std::size_t total, const AttemptRecord& r) {
+    if (tty)
+      std::cerr << "\r\033[K[" << done << "/" << total << "] " << to_string(r.verdict) << "  " << r.id.substr(0, 90)
+                << std::flush;
+  };
+  auto records = run_all(plan, ctx, info.jobs, progress);
+  if (tty) std::cerr << "\r\033[K";
+  if (g_interrupted) {
+    std::cerr << "breakout: interrupted; cleaned up, no results written\n";
+    return 130;
+  }
+  info.finished_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  write_results(out_dir, info, records);
+  print_summary(std::cout, info, records, out_dir);
+  return run_exit_status(records);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"breakout: a security test harness for sandboxed process spawners.\n"
+               "Probes run inside the sandbox under test; every escape is judged from outside."};
+  app.set_version_flag("--version", BREAKOUT_VERSION);
+  app.require_subcommand(1);
+  Paths paths;
+  app.add_option("--scenarios", paths.scenarios, "directory with suites/, policies/ and attempt files")
+      ->capture_default_str();
+  app.add_option("--spawners", paths.spawners, "directory with spawner profiles (*.toml)")->capture_default_str();
+  app.add_option("--probes", paths.probes, "directory with the breakout-probe-* binaries")->capture_default_str();
+
+  std::string list_suite = "default";
+  CLI::App* list = app.add_subcommand("list", "list suites, scenarios, probes and spawners");
+  list->add_option("--suite", list_suite, "suite whose scenarios to list")->capture_default_str();
+
+  RunOptions ro;
+  CLI::App* run = app.add_subcommand("run", "run a suite against a spawner; writes results.json and junit.xml");
+  run->add_option("--spawner", ro.spawner, "none, a profile name (bwrap, firejail) or a profile .toml path")
+      ->capture_default_str();
+  run->add_option("--suite", ro.suite, "suite name or path to a suite .toml")->capture_default_str();
+  run->add_option("--out", ro.out, "results directory (default breakout-results/<run-id>-<spawner>)");
+  run->add_option("--jobs", ro.jobs, "attempts run in parallel (default 4)")->check(CLI::Range(1, 64));
+  run->add_option("--only", ro.only, "glob on attempt or execution ids; matching groups run with their controls");
+  run->add_flag("--no-external", ro.no_external, "do not create the external-host network namespace");
+  run->footer(
+      "Exit status: 0 all pass/skip, 3 an escape was found, 1 overblock/broken/error (no escape),\n"
+      "2 usage or configuration error, 130 interrupted.");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  try {
+    if (*list) return cmd_list(paths, list_suite);
+    if (*run) return cmd_run(paths, ro);
+  } catch (const std::exception& e) {
+    std::cerr << "breakout: " << e.what() << "\n";
+    return 2;
+  }
+  return 2;
+}

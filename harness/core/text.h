@@ -1,0 +1,20 @@
+// Text from the sandboxed side is hostile: bound it and make it printable before it goes anywhere.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace breakout {
+
+// At most `max_bytes` of input; bytes outside printable ASCII (except \n and \t)
+// become "\xNN"; a cut adds "…[N more bytes]". The result is valid UTF-8/ASCII,
+// safe for JSON, XML (after escaping) and terminals (no escape sequences).
+std::string printable_excerpt(std::string_view raw, std::size_t max_bytes);
+
+// XML text/attribute escaping of an already printable string.
+std::string xml_escape(std::string_view s);
+
+// Simple glob: '*' matches any run, '?' one character; everything else literal.
+bool glob_match(std::string_view pattern, std::string_view text);
+
+}  // namespace breakout

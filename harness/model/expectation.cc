@@ -1,0 +1,91 @@
+// Expectation rules: one function per kind of target, each citing the policy field it applies.
+#include "harness/model/expectation.h"
+
+#include "harness/core/error.h"
+
+namespace breakout {
+
+namespace fs = std::filesystem;
+
+const char* to_string(Expected e) {
+  switch (e) {
+    case Expected::kAllowed: return "allowed";
+    case Expected::kDenied: return "denied";
+    case Expected::kHolds: return "holds";
+  }
+  return "?";
+}
+
+TreeRoots placeholder_roots() {
+  return {"/breakout-tree", "/breakout-tree/workspace", "/breakout-tree/sibling",
+          "/breakout-tree/home", "/breakout-tree/extra"};
+}
+
+namespace {
+
+Expectation expect_write(const fs::path& path, const ResolvedPolicy& r) {
+  for (const auto& root : r.writable)
+    if (path_within(path, root))
+      return {Expected::kAllowed, "inside writable root " + root.filename().string()};
+  return {Expected::kDenied, "outside every writable root (workspace and writable_roots)"};
+}
+
+Expectation expect_read(const fs::path& path, const ResolvedPolicy& r) {
+  for (const auto& denied : r.deny_read)
+    if (path_within(path, denied))
+      return {Expected::kDenied, "under deny_read entry " + denied.string()};
+  return {Expected::kAllowed, "not under any deny_read entry"};
+}
+
+Expectation expect_connect(const std::string& endpoint, NetworkMode mode) {
+  const std::string reach = endpoint_reach(endpoint);
+  if (reach == "workspace-socket")
+    return {Expected::kAllowed, "a unix socket inside the writable workspace is a file, reachable in every network mode"};
+  const std::string m = std::string("network = ") + to_string(mode);
+  switch (mode) {
+    case NetworkMode::kFull: return {Expected::kAllowed, m};
+    case NetworkMode::kLoopback:
+      if (reach == "loopback") return {Expected::kAllowed, m + " admits the host's loopback"};
+      return {Expected::kDenied, m + " admits nothing but the host's loopback"};
+    case NetworkMode::kNone: return {Expected::kDenied, m};
+  }
+  return {Expected::kDenied, m};
+}
+
+Expectation expect_env(const std::string& name, const EnvPolicy& env) {
+  for (const auto& n : env.inherit)
+    if (n == name) return {Expected::kAllowed, name + " is in env.inherit"};
+  if (env.pinned.count(name)) return {Expected::kAllowed, name + " is pinned by the policy"};
+  return {Expected::kDenied, name + " is neither inherited nor pinned"};
+}
+
+}  // namespace
+
+Expectation expect(AttemptClass klass, const Target* target, const Policy& policy,
+                   const TreeRoots& roots) {
+  if (is_contract(klass)) return {Expected::kHolds, "execution contract"};
+  if (klass == AttemptClass::kLifetime)
+    return {Expected::kDenied, "no process may outlive the spawn it belongs to"};
+  if (klass == AttemptClass::kTimeoutKill)
+    return {Expected::kDenied, "a timeout kills the whole process tree"};
+  check(target != nullptr, "attempt class " + std::string(to_string(klass)) + " needs a target");
+  switch (klass) {
+    case AttemptClass::kFsWrite:
+    case AttemptClass::kFsRead: {
+      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      const fs::path path = resolve_policy_path(target->value, roots);
+      const ResolvedPolicy r = resolve(policy, roots);
+      return klass == AttemptClass::kFsWrite ? expect_write(path, r) : expect_read(path, r);
+    }
+    case AttemptClass::kNetConnect:
+      check(target->kind == TargetKind::kEndpoint, "[bad-target] " + target->text + " is not an endpoint");
+      return expect_connect(target->value, policy.network);
+    case AttemptClass::kEnvLeak:
+      check(target->kind == TargetKind::kEnvVar, "[bad-target] " + target->text + " is not a variable");
+      return expect_env(target->value, policy.env);
+    default: break;
+  }
+  throw Error("no expectation rule for class " + std::string(to_string(klass)));
+}
+
+}  // namespace breakout

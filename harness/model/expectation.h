@@ -1,0 +1,32 @@
+// The expected outcome of every attempt, computed from the policy — never written by hand.
+#pragma once
+
+#include <string>
+
+#include "harness/model/policy.h"
+#include "harness/model/scenario.h"
+#include "harness/model/target.h"
+
+namespace breakout {
+
+enum class Expected {
+  kAllowed,  // the effect must happen (a control, or an allowed target)
+  kDenied,   // the effect must not happen
+  kHolds,    // a contract that must hold (exit code, cwd, output, timeouts)
+};
+const char* to_string(Expected e);
+
+struct Expectation {
+  Expected value{};
+  std::string why;  // one sentence citing the policy rule
+};
+
+// `target` is null for classes without targets. `roots` may be any tree: the
+// computation is lexical on policy paths (so it also runs at suite-load time).
+Expectation expect(AttemptClass klass, const Target* target, const Policy& policy,
+                   const TreeRoots& roots);
+
+// Placeholder roots used when no attempt tree exists yet (schema checks, `list`).
+TreeRoots placeholder_roots();
+
+}  // namespace breakout

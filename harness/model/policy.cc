@@ -1,0 +1,129 @@
+// Policy files (TOML) and their resolution against an attempt tree.
+#include "harness/model/policy.h"
+
+#include "harness/core/error.h"
+#include "harness/core/toml_schema.h"
+
+namespace breakout {
+
+namespace fs = std::filesystem;
+
+const char* to_string(NetworkMode m) {
+  switch (m) {
+    case NetworkMode::kNone: return "none";
+    case NetworkMode::kLoopback: return "loopback";
+    case NetworkMode::kFull: return "full";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& default_deny_read() {
+  static const std::vector<std::string> paths = {"~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud",
+                                                 "~/.kube"};
+  return paths;
+}
+
+Policy parse_policy_text(const std::string& text, const std::string& origin) {
+  const toml::table root = schema::parse(text, origin);
+  // Every field is commented in docs/policies.md.
+  schema::only_fields(root, {"name", "description", "writable_roots", "deny_read", "network", "timeout_ms", "env"},
+                      origin);
+  Policy p;
+  p.name = schema::required_string(root, "name", origin);
+  p.description = schema::required_string(root, "description", origin);
+  p.writable_roots = schema::string_array(root, "writable_roots", origin, false);
+  if (root.contains("deny_read")) {
+    p.deny_read = schema::string_array(root, "deny_read", origin, false);
+  } else {
+    p.deny_read = default_deny_read();
+  }
+  // Policy paths must be symbolic or absolute; check them against a placeholder tree now.
+  const TreeRoots probe_roots{"/t", "/t/workspace", "/t/sibling", "/t/home", "/t/extra"};
+  for (const auto* list : {&p.writable_roots, &p.deny_read}) {
+    for (const auto& path : *list) {
+      try {
+        (void)resolve_policy_path(path, probe_roots);
+      } catch (const Error& e) {
+        schema::fail("bad-path", origin, e.what());
+      }
+    }
+  }
+  const std::string net = schema::required_string(root, "network", origin);
+  if (net == "none") p.network = NetworkMode::kNone;
+  else if (net == "loopback") p.network = NetworkMode::kLoopback;
+  else if (net == "full") p.network = NetworkMode::kFull;
+  else schema::fail("bad-network", origin, "network must be none, loopback or full, not '" + net + "'");
+
+  if (const toml::node* t = root.get("timeout_ms")) {
+    if (t->is_string() && t->value<std::string>() == "none") {
+      p.timeout.reset();
+    } else if (t->is_integer() && *t->value<std::int64_t>() > 0) {
+      p.timeout = std::chrono::milliseconds(*t->value<std::int64_t>());
+    } else {
+      schema::fail("bad-timeout", origin, "timeout_ms must be a positive integer or \"none\"");
+    }
+  } else {
+    schema::fail("missing-field", origin, "missing field 'timeout_ms' (a number, or \"none\")");
+  }
+
+  if (const toml::node* env_node = root.get("env")) {
+    const toml::table* env = env_node->as_table();
+    if (!env) schema::fail("wrong-type", origin, "env must be a table");
+    const std::string where = origin + ": env";
+    schema::only_fields(*env, {"inherit", "pinned"}, where);
+    p.env.inherit = schema::string_array(*env, "inherit", where, false);
+    if (const toml::node* pinned = env->get("pinned")) {
+      const toml::table* table = pinned->as_table();
+      if (!table) schema::fail("wrong-type", where, "pinned must be a table of strings");
+      for (const auto& [k, v] : *table) {
+        if (!v.is_string()) schema::fail("wrong-type", where, "pinned." + std::string(k.str()) + " must be a string");
+        p.env.pinned[std::string(k.str())] = *v.value<std::string>();
+      }
+    }
+  }
+  return p;
+}
+
+Policy load_policy_file(const fs::path& file) {
+  return parse_policy_text(schema::read_file(file.string()), file.string());
+}
+
+fs::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots) {
+  auto under = [](const fs::path& base, std::string_view rest) {
+    return rest.empty() ? base : (base / fs::path(rest)).lexically_normal();
+  };
+  auto tail = [&](std::string_view prefix) -> std::optional<std::string_view> {
+    std::string_view s = symbolic;
+    if (s == prefix) return std::string_view{};
+    if (s.size() > prefix.size() && s.substr(0, prefix.size()) == prefix && s[prefix.size()] == '/')
+      return s.substr(prefix.size() + 1);
+    return std::nullopt;
+  };
+  if (!symbolic.empty() && symbolic[0] == '/') return fs::path(symbolic).lexically_normal();
+  if (auto r = tail("~")) return under(roots.home, *r);
+  if (auto r = tail("workspace")) return under(roots.workspace, *r);
+  if (auto r = tail("sibling")) return under(roots.sibling, *r);
+  if (auto r = tail("extra")) return under(roots.extra, *r);
+  if (auto r = tail("parent")) return under(roots.tree, *r);
+  throw Error("[bad-path] policy path '" + symbolic +
+              "' must start with ~, workspace, sibling, extra, parent or /");
+}
+
+ResolvedPolicy resolve(const Policy& policy, const TreeRoots& roots) {
+  ResolvedPolicy r;
+  r.writable.push_back(roots.workspace);
+  for (const auto& w : policy.writable_roots) r.writable.push_back(resolve_policy_path(w, roots));
+  for (const auto& d : policy.deny_read) r.deny_read.push_back(resolve_policy_path(d, roots));
+  return r;
+}
+
+bool path_within(const fs::path& p, const fs::path& root) {
+  auto pi = p.begin();
+  for (auto ri = root.begin(); ri != root.end(); ++ri, ++pi) {
+    if (ri->empty()) continue;  // trailing separator of root
+    if (pi == p.end() || *pi != *ri) return false;
+  }
+  return true;
+}
+
+}  // namespace breakout

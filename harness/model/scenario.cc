@@ -1,0 +1,189 @@
+// Loading suites, policies and attempt files; every schema rule has an error code (docs/scenarios.md).
+#include "harness/model/scenario.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "harness/core/error.h"
+#include "harness/core/toml_schema.h"
+#include "harness/model/expectation.h"
+#include "harness/model/target.h"
+
+namespace breakout {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ClassInfo {
+  AttemptClass klass;
+  const char* name;
+  const char* probe;
+  bool targets;
+  bool contract;
+};
+
+constexpr ClassInfo kClasses[] = {
+    {AttemptClass::kFsWrite, "fs-write", "fs-write", true, false},
+    {AttemptClass::kFsRead, "fs-read", "fs-read", true, false},
+    {AttemptClass::kNetConnect, "net-connect", "net-connect", true, false},
+    {AttemptClass::kEnvLeak, "env-leak", "env-dump", true, false},
+    {AttemptClass::kLifetime, "lifetime", "spawn-escape", false, false},
+    {AttemptClass::kTimeoutKill, "timeout-kill", "hang", false, false},
+    {AttemptClass::kExitCode, "exit-code", "exit", false, true},
+    {AttemptClass::kExitSignal, "exit-signal", "exit", false, true},
+    {AttemptClass::kCwd, "cwd", "cwd", false, true},
+    {AttemptClass::kOutputFlood, "output-flood", "pipe-flood", false, true},
+    {AttemptClass::kNoTimeout, "no-timeout", "sleep", false, true},
+};
+
+const ClassInfo& info(AttemptClass c) {
+  for (const auto& i : kClasses)
+    if (i.klass == c) return i;
+  throw Error("unknown attempt class");
+}
+
+Attempt parse_attempt(const toml::table& t, const std::string& where) {
+  // Field meanings: docs/scenarios.md. "expect"/"expected" are deliberately not
+  // fields: expectations come from the policy (expectation.h).
+  schema::only_fields(t, {"id", "title", "description", "reference", "platforms", "class", "probe",
+                          "args", "targets", "param", "timeout_ms"},
+                      where);
+  Attempt a;
+  a.id = schema::required_string(t, "id", where);
+  const std::string here = where + " (" + a.id + ")";
+  for (char c : a.id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_'))
+      schema::fail("bad-id", here, "ids use [A-Za-z0-9._-] only");
+  a.title = schema::required_string(t, "title", here);
+  a.description = schema::required_string(t, "description", here);
+  a.reference = schema::required_string(t, "reference", here);
+  a.platforms = schema::string_array(t, "platforms", here, true);
+  for (const auto& p : a.platforms)
+    if (p != "linux" && p != "windows") schema::fail("bad-platform", here, "unknown platform '" + p + "'");
+  const std::string klass = schema::required_string(t, "class", here);
+  auto parsed = attempt_class_from(klass);
+  if (!parsed) schema::fail("bad-class", here, "unknown class '" + klass + "'");
+  a.klass = *parsed;
+  a.probe = schema::required_string(t, "probe", here);
+  if (a.probe != probe_for(a.klass))
+    schema::fail("probe-mismatch", here,
+                 "class " + klass + " is judged for probe '" + probe_for(a.klass) + "', not '" + a.probe + "'");
+  a.args = schema::string_array(t, "args", here, true);
+  a.targets = schema::string_array(t, "targets", here, false);
+  if (has_targets(a.klass) && a.targets.empty())
+    schema::fail("missing-targets", here, "class " + klass + " needs at least one target");
+  if (!has_targets(a.klass) && !a.targets.empty())
+    schema::fail("unexpected-targets", here, "class " + klass + " takes no targets");
+  for (const auto& target : a.targets) {
+    try {
+      (void)parse_target(target);
+    } catch (const Error& e) {
+      schema::fail("bad-target", here, e.what());
+    }
+  }
+  a.param = schema::optional_string(t, "param", here).value_or("");
+  if (is_contract(a.klass) && a.param.empty())
+    schema::fail("missing-param", here, "contract class " + klass + " needs 'param'");
+  if (const toml::node* to = t.get("timeout_ms")) {
+    a.timeout_override = true;
+    if (to->is_string() && to->value<std::string>() == "none") a.timeout.reset();
+    else if (to->is_integer() && *to->value<std::int64_t>() > 0)
+      a.timeout = std::chrono::milliseconds(*to->value<std::int64_t>());
+    else schema::fail("bad-timeout", here, "timeout_ms must be a positive integer or \"none\"");
+  }
+  if (a.klass == AttemptClass::kTimeoutKill && (!a.timeout_override || !a.timeout))
+    schema::fail("missing-timeout", here, "timeout-kill needs a finite timeout_ms");
+  if (a.klass == AttemptClass::kNoTimeout && (!a.timeout_override || a.timeout))
+    schema::fail("missing-timeout", here, "no-timeout needs timeout_ms = \"none\"");
+  a.source = where;
+  return a;
+}
+
+// Every denied target needs an allowed twin in the same attempt under this policy.
+void check_controls(const Attempt& a, const Policy& policy) {
+  if (!has_targets(a.klass)) return;
+  bool any_denied = false, any_allowed = false;
+  const TreeRoots roots = placeholder_roots();
+  for (const auto& text : a.targets) {
+    const Target target = parse_target(text);
+    const Expected e = expect(a.klass, &target, policy, roots).value;
+    any_denied = any_denied || e == Expected::kDenied;
+    any_allowed = any_allowed || e == Expected::kAllowed;
+  }
+  if (any_denied && !any_allowed)
+    schema::fail("no-control", a.source + " (" + a.id + ")",
+                 "under policy '" + policy.name + "' every target is denied; add an allowed target as control");
+}
+
+}  // namespace
+
+const char* to_string(AttemptClass c) { return info(c).name; }
+bool has_targets(AttemptClass c) { return info(c).targets; }
+bool is_contract(AttemptClass c) { return info(c).contract; }
+const char* probe_for(AttemptClass c) { return info(c).probe; }
+
+std::optional<AttemptClass> attempt_class_from(const std::string& s) {
+  for (const auto& i : kClasses)
+    if (s == i.name) return i.klass;
+  return std::nullopt;
+}
+
+std::vector<Attempt> parse_attempts_text(const std::string& text, const std::string& origin) {
+  const toml::table root = schema::parse(text, origin);
+  schema::only_fields(root, {"attempt"}, origin);
+  const toml::array* list = root["attempt"].as_array();
+  if (!list) schema::fail("missing-field", origin, "no [[attempt]] tables");
+  std::vector<Attempt> out;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const toml::table* t = list->get(i)->as_table();
+    const std::string where = origin + ": attempt[" + std::to_string(i) + "]";
+    if (!t) schema::fail("wrong-type", where, "must be a table");
+    out.push_back(parse_attempt(*t, where));
+  }
+  return out;
+}
+
+Suite load_suite(const std::string& name_or_path, const fs::path& scenarios_dir) {
+  fs::path file = name_or_path;
+  if (file.extension() != ".toml") file = scenarios_dir / "suites" / (name_or_path + ".toml");
+  if (!fs::exists(file)) throw Error("[no-suite] no suite '" + name_or_path + "' (looked for " + file.string() + ")");
+  const std::string origin = file.string();
+  const toml::table root = schema::parse(schema::read_file(origin), origin);
+  schema::only_fields(root, {"name", "description", "policies", "include"}, origin);
+  Suite suite;
+  suite.file = file;
+  suite.name = schema::required_string(root, "name", origin);
+  suite.description = schema::required_string(root, "description", origin);
+  for (const auto& p : schema::string_array(root, "policies", origin, true)) {
+    const fs::path pf = scenarios_dir / "policies" / (p + ".toml");
+    if (!fs::exists(pf)) schema::fail("no-policy", origin, "policy '" + p + "' not found at " + pf.string());
+    suite.policies.push_back(load_policy_file(pf));
+    if (suite.policies.back().name != p)
+      schema::fail("policy-name", pf.string(), "name must equal the file name '" + p + "'");
+  }
+  if (suite.policies.empty()) schema::fail("missing-field", origin, "a suite needs at least one policy");
+  std::set<std::string> ids;
+  for (const auto& inc : schema::string_array(root, "include", origin, true)) {
+    const fs::path af = (file.parent_path() / inc).lexically_normal();
+    for (auto& a : parse_attempts_text(schema::read_file(af.string()), af.string())) {
+      if (!ids.insert(a.id).second) schema::fail("duplicate-id", af.string(), "attempt id '" + a.id + "' appears twice");
+      suite.attempts.push_back(std::move(a));
+    }
+  }
+  for (const auto& a : suite.attempts)
+    for (const auto& p : suite.policies) check_controls(a, p);
+  return suite;
+}
+
+std::vector<std::string> list_suites(const fs::path& scenarios_dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(scenarios_dir / "suites", ec))
+    if (e.path().extension() == ".toml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace breakout

@@ -1,0 +1,73 @@
+// Scenarios as data: suites of attempts loaded from TOML and schema-checked.
+//
+// An attempt names a probe, its arguments and the targets it aims at; it never
+// states an expected outcome (expectation.h computes that from the policy).
+// Field-by-field documentation: docs/scenarios.md.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/model/policy.h"
+
+namespace breakout {
+
+// What an attempt tries, and therefore which outside oracle judges it.
+enum class AttemptClass {
+  kFsWrite,       // change something on the host file system      -> snapshot diff
+  kFsRead,        // read a file                                    -> canary token seen outside
+  kNetConnect,    // deliver a nonce to an endpoint                 -> listener received it
+  kEnvLeak,       // see a caller environment variable              -> canary token in output
+  kLifetime,      // leave a process running after the spawn ended  -> heartbeat still advancing
+  kTimeoutKill,   // survive the timeout kill                       -> heartbeat still advancing
+  kExitCode,      // contract: exit code propagated                 -> spawner's exit status
+  kExitSignal,    // contract: death by signal propagated           -> spawner's exit status
+  kCwd,           // contract: requested cwd honoured               -> marker file in that dir
+  kOutputFlood,   // contract: stdout+stderr complete and exact     -> bytes captured outside
+  kNoTimeout,     // contract: "no timeout" means none              -> marker file after the sleep
+};
+const char* to_string(AttemptClass c);
+std::optional<AttemptClass> attempt_class_from(const std::string& s);
+bool has_targets(AttemptClass c);    // fs/net/env classes aim at targets
+bool is_contract(AttemptClass c);    // exit/signal/cwd/flood/no-timeout
+const char* probe_for(AttemptClass c);  // the one probe each class runs
+
+struct Attempt {
+  std::string id;            // stable, dotted: "fs.write.create"
+  std::string title;         // one line
+  std::string description;   // why it matters
+  std::string reference;     // CVE, issue, paper, catalog section
+  std::vector<std::string> platforms;  // "linux", "windows"
+  AttemptClass klass{};
+  std::string probe;         // probe name without the "breakout-probe-" prefix
+  std::vector<std::string> args;       // with {placeholders}, see docs/scenarios.md
+  std::vector<std::string> targets;    // "fs:~/.ssh/id_ed25519", "net:tcp4-loopback", "env:NAME"
+  std::string param;         // input of contract classes (exit code, signal, cwd, bytes, ms)
+  bool timeout_override = false;       // when true, `timeout` replaces the policy's
+  std::optional<std::chrono::milliseconds> timeout;
+  std::string source;        // file it came from
+};
+
+struct Suite {
+  std::string name;
+  std::string description;
+  std::vector<Policy> policies;
+  std::vector<Attempt> attempts;
+  std::filesystem::path file;
+};
+
+// Loads a suite (by path, or by name from <scenarios_dir>/suites/<name>.toml),
+// its policies (<scenarios_dir>/policies/<name>.toml) and included attempt files.
+// Throws Error("[code] ...") on any schema violation, including a target list
+// with a denied target but no allowed control under one of the suite's policies.
+Suite load_suite(const std::string& name_or_path, const std::filesystem::path& scenarios_dir);
+
+// Parses one attempts file (a list of [[attempt]] tables).
+std::vector<Attempt> parse_attempts_text(const std::string& text, const std::string& origin);
+
+// Lists suite names available under <scenarios_dir>/suites.
+std::vector<std::string> list_suites(const std::filesystem::path& scenarios_dir);
+
+}  // namespace breakout

@@ -1,0 +1,55 @@
+// Target parsing and endpoint classification.
+#include "harness/model/target.h"
+
+#include <array>
+#include <string_view>
+
+#include "harness/core/error.h"
+
+namespace breakout {
+
+namespace {
+constexpr std::array<std::string_view, 7> kEndpoints = {
+    "tcp4-loopback", "udp4-loopback", "tcp6-loopback", "udp6-loopback",
+    "tcp4-external", "udp4-external", "unix-workspace"};
+}
+
+bool is_known_endpoint(const std::string& endpoint) {
+  for (auto e : kEndpoints)
+    if (e == endpoint) return true;
+  return false;
+}
+
+std::string endpoint_reach(const std::string& endpoint) {
+  if (endpoint == "unix-workspace") return "workspace-socket";
+  if (endpoint.ends_with("-external")) return "external";
+  return "loopback";
+}
+
+Target parse_target(const std::string& text) {
+  auto starts = [&](std::string_view p) { return std::string_view(text).substr(0, p.size()) == p; };
+  Target t;
+  t.text = text;
+  if (starts("fs:")) {
+    t.kind = TargetKind::kPath;
+    t.value = text.substr(3);
+    if (t.value.empty()) throw Error("[bad-target] target '" + text + "' names no path");
+    return t;
+  }
+  if (starts("net:")) {
+    t.kind = TargetKind::kEndpoint;
+    t.value = text.substr(4);
+    if (!is_known_endpoint(t.value)) throw Error("[bad-target] unknown endpoint in '" + text + "'");
+    return t;
+  }
+  if (starts("env:")) {
+    t.kind = TargetKind::kEnvVar;
+    t.value = text.substr(4);
+    if (t.value.empty() || t.value.find('=') != std::string::npos)
+      throw Error("[bad-target] bad variable name in '" + text + "'");
+    return t;
+  }
+  throw Error("[bad-target] target '" + text + "' must start with fs:, net: or env:");
+}
+
+}  // namespace breakout

@@ -1,0 +1,28 @@
+// Targets of an attempt: a host path, a network endpoint or an environment variable.
+//
+// Syntax (scenario files): "fs:<policy path>" (~/.ssh/id_ed25519, sibling/x,
+// workspace/x, parent/x, extra/x), "net:<endpoint>" (tcp4-loopback,
+// udp4-loopback, tcp6-loopback, udp6-loopback, tcp4-external, udp4-external,
+// unix-workspace), "env:<NAME>".
+#pragma once
+
+#include <string>
+
+namespace breakout {
+
+enum class TargetKind { kPath, kEndpoint, kEnvVar };
+
+struct Target {
+  TargetKind kind{};
+  std::string text;   // as written: "fs:~/.ssh/id_ed25519"
+  std::string value;  // after the prefix: "~/.ssh/id_ed25519"
+};
+
+// Throws Error("[bad-target] ...") for anything else.
+Target parse_target(const std::string& text);
+
+// Network reach of an endpoint name: "loopback", "external" or "workspace-socket".
+std::string endpoint_reach(const std::string& endpoint);
+bool is_known_endpoint(const std::string& endpoint);
+
+}  // namespace breakout

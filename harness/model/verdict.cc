@@ -1,0 +1,51 @@
+// Verdict rules (docs/verdicts.md): an escape needs outside evidence; a pass needs a passing control.
+#include "harness/model/verdict.h"
+
+namespace breakout {
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kPass: return "pass";
+    case Verdict::kEscape: return "escape";
+    case Verdict::kOverblock: return "overblock";
+    case Verdict::kBroken: return "broken";
+    case Verdict::kError: return "error";
+    case Verdict::kSkip: return "skip";
+  }
+  return "?";
+}
+
+std::optional<Verdict> verdict_from(const std::string& s) {
+  for (Verdict v : {Verdict::kPass, Verdict::kEscape, Verdict::kOverblock, Verdict::kBroken,
+                    Verdict::kError, Verdict::kSkip})
+    if (s == to_string(v)) return v;
+  return std::nullopt;
+}
+
+Judgement judge(Expected expected, Effect effect, const std::string& evidence,
+                const std::optional<std::string>& in_run_control) {
+  if (effect == Effect::kUnknown) return {Verdict::kError, "could not observe: " + evidence};
+  const bool happened = effect == Effect::kHappened;
+  switch (expected) {
+    case Expected::kHolds:
+      return happened ? Judgement{Verdict::kPass, evidence} : Judgement{Verdict::kBroken, evidence};
+    case Expected::kAllowed:
+      return happened ? Judgement{Verdict::kPass, evidence}
+                      : Judgement{Verdict::kOverblock, "allowed but did not happen: " + evidence};
+    case Expected::kDenied:
+      // Outside evidence of the effect is an escape whatever else went wrong.
+      if (happened) return {Verdict::kEscape, evidence};
+      if (in_run_control && !in_run_control->empty())
+        return {Verdict::kError, "control failed, so the denial proves nothing: " + *in_run_control};
+      return {Verdict::kPass, evidence};
+  }
+  return {Verdict::kError, "unknown expectation"};
+}
+
+Judgement apply_control(const Judgement& deny, const std::string& control_id, Verdict control) {
+  if (deny.verdict != Verdict::kPass || control == Verdict::kPass) return deny;
+  return {Verdict::kError, "control " + control_id + " was " + to_string(control) +
+                               ", so this denial proves nothing (" + deny.reason + ")"};
+}
+
+}  // namespace breakout

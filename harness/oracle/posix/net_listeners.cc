@@ -1,0 +1,397 @@
+// POSIX nonce listeners: one poll() thread per listener set, every read bounded, peers hostile.
+#include "harness/oracle/net_listeners.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <utility>
+
+#include "harness/core/error.h"
+#include "harness/platform/netns.h"
+
+namespace breakout {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kMaxBytesPerConnection = 4096;
+constexpr std::size_t kMaxConnections = 64;
+constexpr std::size_t kMaxDatagramsPerWakeup = 64;
+constexpr std::size_t kMaxNonces = 100000;
+constexpr auto kConnectionDeadline = std::chrono::seconds(2);
+
+bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+
+// Finds every "BREAKOUT-NONCE <[0-9a-f]{8,64}>" in data. A hex run that reaches
+// the end of the data counts only when `final` (more bytes may still come).
+std::vector<std::string> find_nonces(const std::string& data, bool final) {
+  std::vector<std::string> found;
+  const std::string marker = kNonceMarker;
+  for (std::size_t at = data.find(marker); at != std::string::npos; at = data.find(marker, at + 1)) {
+    const std::size_t start = at + marker.size();
+    std::size_t end = start;
+    while (end < data.size() && end - start <= 64 && is_hex(data[end])) ++end;
+    const std::size_t len = end - start;
+    if (len < 8 || len > 64) continue;
+    if (end == data.size() && !final) continue;
+    found.push_back(data.substr(start, len));
+  }
+  return found;
+}
+
+class Engine {
+ public:
+  Engine() : wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (wake_fd_ < 0) throw_errno("nonce listener: eventfd");
+  }
+  ~Engine() {
+    stop();
+    for (const Listener& l : listeners_) ::close(l.fd);
+    ::close(wake_fd_);
+  }
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Takes ownership of `fd` (non-blocking, bound; listening when `stream`).
+  void add_listener(int fd, std::string endpoint, bool stream) {
+    listeners_.push_back({fd, std::move(endpoint), stream});
+  }
+  void start() { thread_ = std::thread([this] { run(); }); }
+  void stop() {
+    if (!thread_.joinable()) return;
+    const std::uint64_t one = 1;
+    ssize_t n;
+    do n = ::write(wake_fd_, &one, sizeof one);
+    while (n < 0 && errno == EINTR);
+    thread_.join();
+  }
+
+  std::set<std::string> received(const std::string& nonce) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = got_.find(nonce);
+    return it == got_.end() ? std::set<std::string>{} : it->second;
+  }
+
+  bool wait_for(const std::string& nonce, const std::string* endpoint, std::chrono::milliseconds max_wait) const {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, max_wait, [&] {
+      const auto it = got_.find(nonce);
+      return it != got_.end() && (endpoint == nullptr || it->second.count(*endpoint) > 0);
+    });
+  }
+
+ private:
+  struct Listener {
+    int fd;
+    std::string endpoint;
+    bool stream;
+  };
+  struct Connection {
+    int fd;
+    const std::string* endpoint;
+    std::string data;
+    Clock::time_point deadline;
+    bool done = false;
+  };
+
+  void record(const std::string& data, const std::string& endpoint, bool final) {
+    const std::vector<std::string> nonces = find_nonces(data, final);
+    if (nonces.empty()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const std::string& nonce : nonces) {
+        auto [it, fresh] = got_.try_emplace(nonce);
+        it->second.insert(endpoint);
+        if (!fresh) continue;
+        // A flood of fake nonces evicts the oldest ones, never the newest:
+        // the attempt being judged right now is the one that matters.
+        order_.push_back(nonce);
+        if (order_.size() > kMaxNonces) {
+          got_.erase(order_.front());
+          order_.pop_front();
+        }
+      }
+    }
+    cv_.notify_all();
+  }
+
+  void finish(Connection& c) {
+    if (c.done) return;
+    record(c.data, *c.endpoint, /*final=*/true);
+    ::close(c.fd);
+    c.done = true;
+  }
+
+  void read_connection(Connection& c) {
+    for (;;) {
+      char buf[kMaxBytesPerConnection];
+      const std::size_t room = kMaxBytesPerConnection - c.data.size();
+      const ssize_t n = ::recv(c.fd, buf, room, MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      if (n <= 0) {  // eof or error
+        finish(c);
+        return;
+      }
+      c.data.append(buf, static_cast<std::size_t>(n));
+      if (c.data.size() >= kMaxBytesPerConnection) {
+        finish(c);  // 4 KiB read: the rest is never looked at
+        return;
+      }
+      record(c.data, *c.endpoint, /*final=*/false);
+    }
+  }
+
+  void read_datagrams(const Listener& l) {
+    char buf[kMaxBytesPerConnection];
+    for (std::size_t i = 0; i < kMaxDatagramsPerWakeup; ++i) {
+      const ssize_t n = ::recv(l.fd, buf, sizeof buf, MSG_DONTWAIT);  // longer datagrams are truncated
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return;
+      record(std::string(buf, static_cast<std::size_t>(n)), l.endpoint, /*final=*/true);
+    }
+  }
+
+  // Returns false when accept hits a resource limit (caller backs off).
+  bool accept_connections(const Listener& l, std::vector<Connection>& conns) {
+    while (conns.size() < kMaxConnections) {
+      const int fd = ::accept4(l.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd >= 0) {
+        conns.push_back({fd, &l.endpoint, {}, Clock::now() + kConnectionDeadline});
+        continue;
+      }
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return errno == EAGAIN || errno == EWOULDBLOCK;
+    }
+    return true;
+  }
+
+  void run() {
+    std::vector<Connection> conns;
+    std::vector<pollfd> fds;
+    std::vector<std::size_t> listener_of;  // fds index -> listeners_ index
+    for (;;) {
+      fds.clear();
+      listener_of.clear();
+      fds.push_back({wake_fd_, POLLIN, 0});
+      for (std::size_t i = 0; i < listeners_.size(); ++i) {
+        // At the connection cap, new connections wait in the backlog.
+        if (listeners_[i].stream && conns.size() >= kMaxConnections) continue;
+        fds.push_back({listeners_[i].fd, POLLIN, 0});
+        listener_of.push_back(i);
+      }
+      const std::size_t first_conn = fds.size();
+      for (const Connection& c : conns) fds.push_back({c.fd, POLLIN, 0});
+
+      int timeout_ms = -1;
+      const auto now = Clock::now();
+      for (const Connection& c : conns) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - now).count() + 1;
+        const int ms = static_cast<int>(std::max<long long>(0, left));
+        timeout_ms = timeout_ms < 0 ? ms : std::min(timeout_ms, ms);
+      }
+      const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
+      if (ready < 0) {
+        if (errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        continue;
+      }
+      if (fds[0].revents != 0) break;  // stop()
+
+      for (std::size_t i = 0; i < conns.size(); ++i)
+        if (fds[first_conn + i].revents != 0) read_connection(conns[i]);
+      const auto after = Clock::now();
+      for (Connection& c : conns)
+        if (!c.done && after >= c.deadline) finish(c);  // 2 s per connection, whatever it sends
+      conns.erase(std::remove_if(conns.begin(), conns.end(), [](const Connection& c) { return c.done; }),
+                  conns.end());
+
+      bool back_off = false;
+      for (std::size_t k = 0; k < listener_of.size(); ++k) {
+        if (fds[1 + k].revents == 0) continue;
+        const Listener& l = listeners_[listener_of[k]];
+        if (l.stream) {
+          if (!accept_connections(l, conns)) back_off = true;
+        } else {
+          read_datagrams(l);
+        }
+      }
+      if (back_off) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // EMFILE and friends
+    }
+    for (Connection& c : conns)
+      if (!c.done) ::close(c.fd);
+  }
+
+  int wake_fd_ = -1;
+  std::vector<Listener> listeners_;
+  std::thread thread_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  std::map<std::string, std::set<std::string>> got_;  // nonce -> endpoints
+  std::deque<std::string> order_;                      // nonces, oldest first
+};
+
+std::string errno_text(const std::string& step) { return step + ": " + std::strerror(errno); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+struct NonceListeners::Impl {
+  Engine engine;
+  std::map<std::string, Endpoint> endpoints;
+  std::map<std::string, std::string> skipped;
+
+  // Binds `fd` (or a new socket) to addr:0 and registers it; on failure the
+  // endpoint is recorded as skipped with the reason.
+  void add(const std::string& name, int family, int type, const std::string& addr, bool loopback, int fd = -2) {
+    if (fd == -2) fd = ::socket(family, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+      skipped[name] = errno_text("socket");
+      return;
+    }
+    auto fail = [&](const std::string& step) {
+      skipped[name] = errno_text(step + " " + addr);
+      ::close(fd);
+    };
+    sockaddr_storage ss{};
+    socklen_t len = 0;
+    if (family == AF_INET6) {
+      const int one = 1;
+      ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+      auto* sa = reinterpret_cast<sockaddr_in6*>(&ss);
+      sa->sin6_family = AF_INET6;
+      if (::inet_pton(AF_INET6, addr.c_str(), &sa->sin6_addr) != 1) return fail("inet_pton");
+      len = sizeof(sockaddr_in6);
+    } else {
+      auto* sa = reinterpret_cast<sockaddr_in*>(&ss);
+      sa->sin_family = AF_INET;
+      if (::inet_pton(AF_INET, addr.c_str(), &sa->sin_addr) != 1) return fail("inet_pton");
+      len = sizeof(sockaddr_in);
+    }
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0) return fail("bind");
+    const bool stream = type == SOCK_STREAM;
+    if (stream && ::listen(fd, 64) != 0) return fail("listen");
+    len = sizeof ss;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return fail("getsockname");
+    const int port = family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
+                                        : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+    const std::string host = family == AF_INET6 ? "[" + addr + "]" : addr;
+    endpoints[name] = Endpoint{name, std::string(stream ? "tcp:" : "udp:") + host + ":" + std::to_string(port),
+                               loopback};
+    engine.add_listener(fd, name, stream);
+  }
+};
+
+NonceListeners::NonceListeners(ExternalHost* external, std::string external_unavailable_reason)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->add("tcp4-loopback", AF_INET, SOCK_STREAM, "127.0.0.1", true);
+  impl_->add("udp4-loopback", AF_INET, SOCK_DGRAM, "127.0.0.1", true);
+  impl_->add("tcp6-loopback", AF_INET6, SOCK_STREAM, "::1", true);  // no IPv6: skipped with the reason
+  impl_->add("udp6-loopback", AF_INET6, SOCK_DGRAM, "::1", true);
+  if (external != nullptr) {
+    for (const auto& [name, type] : {std::pair{"tcp4-external", SOCK_STREAM}, std::pair{"udp4-external", SOCK_DGRAM}}) {
+      const int fd = external->socket_in_namespace(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd < 0) {
+        impl_->skipped[name] = errno_text("socket in namespace " + external->name());
+        continue;
+      }
+      impl_->add(name, AF_INET, type, external->address(), false, fd);
+    }
+  } else {
+    const std::string why = "external host unavailable: " +
+                            (external_unavailable_reason.empty() ? std::string("not requested")
+                                                                 : external_unavailable_reason);
+    impl_->skipped["tcp4-external"] = why;
+    impl_->skipped["udp4-external"] = why;
+  }
+  impl_->engine.start();
+}
+
+NonceListeners::~NonceListeners() = default;
+
+std::optional<Endpoint> NonceListeners::endpoint(const std::string& name) const {
+  const auto it = impl_->endpoints.find(name);
+  if (it == impl_->endpoints.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string NonceListeners::skip_reason(const std::string& name) const {
+  if (impl_->endpoints.count(name) > 0) return "";
+  const auto it = impl_->skipped.find(name);
+  return it != impl_->skipped.end() ? it->second : "unknown endpoint '" + name + "'";
+}
+
+std::set<std::string> NonceListeners::received(const std::string& nonce) const {
+  return impl_->engine.received(nonce);
+}
+
+bool NonceListeners::wait_for(const std::string& nonce, const std::string& endpoint_name,
+                              std::chrono::milliseconds max_wait) const {
+  return impl_->engine.wait_for(nonce, &endpoint_name, max_wait);
+}
+
+// ---------------------------------------------------------------------------
+
+struct UnixNonceListener::Impl {
+  Engine engine;
+};
+
+UnixNonceListener::UnixNonceListener(std::string path) : path_(std::move(path)), impl_(std::make_unique<Impl>()) {
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  if (path_.empty() || path_.size() >= sizeof sa.sun_path)
+    throw Error("unix listener " + path_ + ": path empty or longer than " + std::to_string(sizeof sa.sun_path - 1) +
+                " bytes");
+  std::memcpy(sa.sun_path, path_.c_str(), path_.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) throw_errno("unix listener: socket");
+  auto fail = [&](const std::string& step) {
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    throw_errno("unix listener " + path_ + ": " + step);
+  };
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+    struct stat st {};
+    // A stale socket from an earlier run may be replaced; anything else is not ours.
+    if (errno != EADDRINUSE || ::lstat(path_.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode) ||
+        ::unlink(path_.c_str()) != 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+      fail("bind");
+  }
+  // Whatever uid the sandboxed probe runs as, it may connect (the allowed control).
+  ::chmod(path_.c_str(), 0666);
+  if (::listen(fd, 64) != 0) {
+    const int saved = errno;
+    ::unlink(path_.c_str());
+    errno = saved;
+    fail("listen");
+  }
+  impl_->engine.add_listener(fd, "unix", true);
+  impl_->engine.start();
+}
+
+UnixNonceListener::~UnixNonceListener() {
+  impl_.reset();
+  struct stat st {};
+  if (::lstat(path_.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(path_.c_str());
+}
+
+bool UnixNonceListener::wait_for(const std::string& nonce, std::chrono::milliseconds max_wait) const {
+  return impl_->engine.wait_for(nonce, nullptr, max_wait);
+}
+
+}  // namespace breakout

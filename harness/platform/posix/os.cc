@@ -1,0 +1,66 @@
+// POSIX implementation of the host facts in platform/os.h.
+#include "harness/platform/os.h"
+
+#include <signal.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <sstream>
+
+namespace breakout {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> find_on_path(const std::string& tool) {
+  if (tool.find('/') != std::string::npos)
+    return ::access(tool.c_str(), X_OK) == 0 ? std::optional(tool) : std::nullopt;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / tool;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return std::nullopt;
+}
+
+std::string platform_name() { return "linux"; }
+
+std::string kernel_release() {
+  struct utsname u {};
+  return ::uname(&u) == 0 ? u.release : "unknown";
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  return ::gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
+}
+
+fs::path self_exe_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : exe.parent_path();
+}
+
+bool is_tty(int fd) { return ::isatty(fd) == 1; }
+
+namespace {
+std::atomic<bool>* g_interrupted = nullptr;
+extern "C" void on_interrupt(int sig) {
+  if (g_interrupted && !g_interrupted->exchange(true)) return;  // first: unwind and clean up
+  ::signal(sig, SIG_DFL);                                        // second: give up now
+  ::raise(sig);
+}
+}  // namespace
+
+void install_interrupt_flag(std::atomic<bool>* flag) {
+  g_interrupted = flag;
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::sigaction(SIGHUP, &sa, nullptr);
+}
+
+}  // namespace breakout

@@ -1,0 +1,84 @@
+// Launch one spawner command: concurrent drain of stdout/stderr, timeout, containment.
+//
+// The harness treats the spawner as a black box: on timeout it SIGKILLs the
+// process it started (what a caller of the spawner would do) and nothing else.
+// Whether the rest of the tree dies is the spawner's job and the heartbeat
+// oracle's question. Everything the tree left behind is removed afterwards by
+// Containment (cgroup v2 `cgroup.kill`, or a nonce scan of /proc as fallback).
+//
+//   Containment box("attempt-17", nonce);
+//   LaunchSpec spec{.argv = {...}, .cwd = ws, .env = {...}, .timeout = 5s};
+//   LaunchResult r = run_process(spec, &box, &cancel_flag);
+//   box.kill_all();  // after judging
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace breakout {
+
+// Per-attempt process containment: everything started through run_process with
+// this box (and all its descendants, whatever they do) can be killed at once.
+class Containment {
+ public:
+  // `label` names the cgroup (unique per attempt); `nonce` is the per-attempt
+  // token used by the fallback scan (/proc/*/cmdline and environ).
+  Containment(std::string label, std::string nonce);
+  ~Containment();  // kill_all() + remove the cgroup; never throws
+  Containment(const Containment&) = delete;
+  Containment& operator=(const Containment&) = delete;
+
+  // Kills every process in the box (SIGKILL), waits (bounded, 2 s) until they
+  // are gone; returns how many processes were found alive.
+  int kill_all() noexcept;
+  // Number of live processes in the box right now.
+  int live_count() const;
+  // "cgroup2 <path>" or "nonce-scan" (for the record).
+  std::string mechanism() const;
+
+  // Used by run_process in the forked child before exec (async-signal-safe).
+  int cgroup_procs_fd() const { return procs_fd_; }
+  const std::string& nonce() const { return nonce_; }
+
+ private:
+  std::string label_;
+  std::string nonce_;
+  std::string cgroup_dir_;  // empty when cgroup v2 is unavailable
+  int procs_fd_ = -1;
+};
+
+struct LaunchSpec {
+  std::vector<std::string> argv;   // argv[0] is looked up on PATH when not absolute
+  std::string cwd;                 // empty: inherit
+  std::vector<std::string> env;    // "NAME=value", passed exactly (not merged with ours)
+  std::optional<std::chrono::milliseconds> timeout;  // nullopt: wait forever
+  std::size_t max_capture = 64u << 20;  // bytes kept per stream; hostile-input bound
+  std::chrono::milliseconds drain_after_exit{2000};  // grandchildren holding the pipes
+};
+
+struct LaunchResult {
+  bool started = false;
+  std::string start_error;         // why it did not start
+  int pid = -1;
+  bool timed_out = false;          // we SIGKILLed it because the timeout passed
+  bool cancelled = false;          // we SIGKILLed it because *cancel became true
+  bool exited = false;             // WIFEXITED
+  int exit_code = -1;              // valid when exited
+  int term_signal = 0;             // valid when !exited
+  std::string out, err;            // captured bytes (up to max_capture each)
+  std::size_t out_total = 0, err_total = 0;  // bytes seen, including dropped ones
+  bool drain_timed_out = false;    // pipes still open drain_after_exit after exit
+  std::chrono::nanoseconds duration{0};      // start to reap
+};
+
+// Starts spec.argv inside `box` (may be null), drains both pipes concurrently,
+// enforces the timeout, and reaps. stdin is /dev/null; no other fd is inherited.
+// Never throws for a child that fails to start (started=false, start_error set).
+LaunchResult run_process(const LaunchSpec& spec, Containment* box,
+                         const std::atomic<bool>* cancel);
+
+}  // namespace breakout

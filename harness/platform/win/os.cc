@@ -1,0 +1,46 @@
+// Windows implementation of the host facts in platform/os.h (enough for the portable core; the rest lands with the Windows issue).
+#include "harness/platform/os.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <sstream>
+
+namespace breakout {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> find_on_path(const std::string& tool) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ';');) {
+    for (const char* ext : {"", ".exe"}) {
+      const fs::path candidate = fs::path(dir) / (tool + ext);
+      std::error_code ec;
+      if (fs::is_regular_file(candidate, ec)) return candidate.string();
+    }
+  }
+  return std::nullopt;
+}
+
+std::string platform_name() { return "windows"; }
+std::string kernel_release() { return "windows"; }
+std::string host_name() {
+  const char* n = std::getenv("COMPUTERNAME");
+  return n ? n : "unknown";
+}
+fs::path self_exe_dir() { return fs::current_path(); }
+bool is_tty(int) { return false; }
+
+namespace {
+std::atomic<bool>* g_interrupted = nullptr;
+extern "C" void on_interrupt(int) {
+  if (g_interrupted) g_interrupted->store(true);
+}
+}  // namespace
+
+void install_interrupt_flag(std::atomic<bool>* flag) {
+  g_interrupted = flag;
+  std::signal(SIGINT, on_interrupt);
+}
+
+}  // namespace breakout

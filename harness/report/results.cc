@@ -1,0 +1,162 @@
+// results.json, junit.xml and the summary table; all text from the sandbox is already printable-escaped.
+#include "harness/report/results.h"
+
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "harness/core/error.h"
+#include "harness/core/text.h"
+
+namespace breakout {
+
+namespace fs = std::filesystem;
+
+std::map<std::string, int> count_verdicts(const std::vector<AttemptRecord>& records) {
+  std::map<std::string, int> counts;
+  for (Verdict v : {Verdict::kPass, Verdict::kEscape, Verdict::kOverblock, Verdict::kBroken, Verdict::kError,
+                    Verdict::kSkip})
+    counts[to_string(v)] = 0;
+  for (const auto& r : records) ++counts[to_string(r.verdict)];
+  return counts;
+}
+
+int run_exit_status(const std::vector<AttemptRecord>& records) {
+  bool escape = false, failing = false;
+  for (const auto& r : records) {
+    escape = escape || r.verdict == Verdict::kEscape;
+    failing = failing || (r.verdict != Verdict::kPass && r.verdict != Verdict::kSkip);
+  }
+  return escape ? 3 : failing ? 1 : 0;
+}
+
+nlohmann::json results_json(const RunInfo& info, const std::vector<AttemptRecord>& records) {
+  nlohmann::json attempts = nlohmann::json::array();
+  for (const auto& r : records) {
+    attempts.push_back({{"id", r.id},
+                        {"group", r.group},
+                        {"attempt", r.attempt_id},
+                        {"title", r.title},
+                        {"description", r.description},
+                        {"reference", r.reference},
+                        {"class", r.klass},
+                        {"policy", r.policy},
+                        {"target", r.target},
+                        {"role", r.role},
+                        {"expected", r.expected},
+                        {"expected_why", r.expected_why},
+                        {"probe", r.probe},
+                        {"probe_argv", r.probe_argv},
+                        {"spawner_argv", r.spawner_argv},
+                        {"verdict", to_string(r.verdict)},
+                        {"reason", r.reason},
+                        {"evidence", r.evidence},
+                        {"controls", r.controls},
+                        {"exit", r.exit},
+                        {"probe_report", r.probe_report},
+                        {"stdout_excerpt", r.stdout_excerpt},
+                        {"stderr_excerpt", r.stderr_excerpt},
+                        {"duration_ms", r.duration_ms}});
+  }
+  return {{"schema", "breakout.results/1"},
+          {"run",
+           {{"id", info.run_id},
+            {"suite", info.suite},
+            {"policies", info.policies},
+            {"spawner", {{"name", info.spawner}, {"version", info.spawner_version}, {"description", info.spawner_description}}},
+            {"breakout_version", info.breakout_version},
+            {"platform", info.platform},
+            {"kernel", info.kernel},
+            {"host", info.host},
+            {"started", info.started_utc},
+            {"finished", info.finished_utc},
+            {"wall_seconds", info.wall_seconds},
+            {"jobs", info.jobs}}},
+          {"summary", count_verdicts(records)},
+          {"exit_status", run_exit_status(records)},
+          {"attempts", attempts}};
+}
+
+std::string junit_xml(const RunInfo& info, const std::vector<AttemptRecord>& records) {
+  const auto counts = count_verdicts(records);
+  const int failures = counts.at("escape") + counts.at("overblock") + counts.at("broken");
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x << "<testsuites name=\"breakout\">\n";
+  x << "  <testsuite name=\"" << xml_escape("breakout." + info.suite + "." + info.spawner) << "\" tests=\""
+    << records.size() << "\" failures=\"" << failures << "\" errors=\"" << counts.at("error") << "\" skipped=\""
+    << counts.at("skip") << "\" time=\"" << std::fixed << std::setprecision(3) << info.wall_seconds << "\">\n";
+  for (const auto& r : records) {
+    const std::string classname = r.attempt_id + "@" + r.policy;
+    const std::string name = r.target.empty() ? r.klass : r.target;
+    x << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"" << xml_escape(name) << "\" time=\""
+      << std::setprecision(3) << r.duration_ms / 1000.0 << "\">\n";
+    const std::string msg = xml_escape(r.reason);
+    switch (r.verdict) {
+      case Verdict::kPass: break;
+      case Verdict::kSkip: x << "      <skipped message=\"" << msg << "\"/>\n"; break;
+      case Verdict::kError: x << "      <error type=\"error\" message=\"" << msg << "\"/>\n"; break;
+      default:
+        x << "      <failure type=\"" << to_string(r.verdict) << "\" message=\"" << msg << "\">"
+          << xml_escape(r.title + "\nexpected: " + r.expected + " (" + r.expected_why + ")\nevidence: " +
+                        printable_excerpt(r.evidence.dump(), 4096))
+          << "</failure>\n";
+    }
+    x << "    </testcase>\n";
+  }
+  x << "  </testsuite>\n</testsuites>\n";
+  return x.str();
+}
+
+void print_summary(std::ostream& out, const RunInfo& info, const std::vector<AttemptRecord>& records,
+                   const fs::path& out_dir) {
+  out << "\nbreakout " << info.suite << " suite against " << info.spawner
+      << (info.spawner_version.empty() ? "" : " (" + info.spawner_version + ")") << ", " << records.size()
+      << " attempts in " << std::fixed << std::setprecision(1) << info.wall_seconds << " s\n\n";
+  // Per class x policy table: counts of each verdict.
+  std::map<std::string, std::map<std::string, int>> table;
+  for (const auto& r : records) ++table[r.klass + "  @" + r.policy][to_string(r.verdict)];
+  const char* cols[] = {"pass", "escape", "overblock", "broken", "error", "skip"};
+  out << std::left << std::setw(34) << "class @policy";
+  for (auto c : cols) out << std::right << std::setw(10) << c;
+  out << "\n";
+  for (const auto& [row, counts] : table) {
+    out << std::left << std::setw(34) << row;
+    for (auto c : cols) {
+      auto it = counts.find(c);
+      out << std::right << std::setw(10) << (it == counts.end() ? std::string("-") : std::to_string(it->second));
+    }
+    out << "\n";
+  }
+  bool header = false;
+  for (const auto& r : records) {
+    if (r.verdict == Verdict::kPass || r.verdict == Verdict::kSkip) continue;
+    if (!header) out << "\nFindings:\n", header = true;
+    out << "  " << std::left << std::setw(9) << to_string(r.verdict) << " " << r.id << "\n            "
+        << printable_excerpt(r.reason, 300) << "\n";
+  }
+  std::map<std::string, int> skip_reasons;
+  for (const auto& r : records)
+    if (r.verdict == Verdict::kSkip) ++skip_reasons[r.reason];
+  if (!skip_reasons.empty()) out << "\nSkipped (never counted as pass):\n";
+  for (const auto& [why, n] : skip_reasons) out << "  " << n << " x " << printable_excerpt(why, 300) << "\n";
+  const auto counts = count_verdicts(records);
+  out << "\nTotal:";
+  for (auto c : cols) out << " " << counts.at(c) << " " << c << (c == cols[5] ? "" : ",");
+  out << "\nResults: " << (out_dir / "results.json").string() << "\n         " << (out_dir / "junit.xml").string()
+      << "\n";
+}
+
+void write_results(const fs::path& dir, const RunInfo& info, const std::vector<AttemptRecord>& records) {
+  fs::create_directories(dir);
+  {
+    std::ofstream json(dir / "results.json");
+    json << results_json(info, records).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    if (!json) throw Error("cannot write " + (dir / "results.json").string());
+  }
+  std::ofstream xml(dir / "junit.xml");
+  xml << junit_xml(info, records);
+  if (!xml) throw Error("cannot write " + (dir / "junit.xml").string());
+}
+
+}  // namespace breakout

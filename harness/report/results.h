@@ -1,0 +1,40 @@
+// Writers for a run's results: results.json (docs/results.md), junit.xml, and the terminal summary.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/attempt/record.h"
+
+namespace breakout {
+
+struct RunInfo {
+  std::string run_id, suite, started_utc, finished_utc;
+  std::string spawner, spawner_version, spawner_description;
+  std::vector<std::string> policies;
+  std::string platform, kernel, host, breakout_version;
+  double wall_seconds = 0;
+  int jobs = 1;
+};
+
+std::map<std::string, int> count_verdicts(const std::vector<AttemptRecord>& records);
+
+// Exit status of `breakout run` (docs/results.md): 0 every attempt pass or skip;
+// 3 at least one escape; 1 otherwise-failing (overblock, broken, error); 2 is
+// reserved for usage/configuration errors.
+int run_exit_status(const std::vector<AttemptRecord>& records);
+
+nlohmann::json results_json(const RunInfo& info, const std::vector<AttemptRecord>& records);
+std::string junit_xml(const RunInfo& info, const std::vector<AttemptRecord>& records);
+void print_summary(std::ostream& out, const RunInfo& info, const std::vector<AttemptRecord>& records,
+                   const std::filesystem::path& out_dir);
+
+// Writes results.json and junit.xml into `dir` (created if needed).
+void write_results(const std::filesystem::path& dir, const RunInfo& info, const std::vector<AttemptRecord>& records);
+
+}  // namespace breakout

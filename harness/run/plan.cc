@@ -1,0 +1,62 @@
+// The planner: ids, groups, expectations and skip reasons for every execution.
+#include "harness/run/plan.h"
+
+#include <set>
+
+#include "harness/core/text.h"
+#include "harness/oracle/net_listeners.h"
+#include "harness/spawner/spawner.h"
+
+namespace breakout {
+
+namespace {
+
+std::string skip_reason(const Attempt& a, const Policy& p, const std::optional<Target>& target,
+                        const Spawner& spawner, const NonceListeners* listeners, const PlanOptions& o) {
+  bool on_platform = false;
+  for (const auto& pl : a.platforms) on_platform = on_platform || pl == o.platform;
+  if (!on_platform) return "attempt does not apply to platform " + o.platform;
+  if (auto why = spawner.unavailable_reason()) return *why;
+  if (auto why = spawner.cannot_express(p)) return *why;
+  if (target && target->kind == TargetKind::kEndpoint && target->value != "unix-workspace") {
+    if (!listeners) return "no network listeners in this run";
+    if (!listeners->endpoint(target->value)) return listeners->skip_reason(target->value);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<Execution> plan_executions(const Suite& suite, const Spawner& spawner, const NonceListeners* listeners,
+                                       const PlanOptions& options) {
+  std::vector<Execution> all;
+  const TreeRoots roots = placeholder_roots();
+  for (const auto& policy : suite.policies) {
+    for (const auto& attempt : suite.attempts) {
+      std::vector<std::optional<Target>> targets;
+      if (attempt.targets.empty()) targets.push_back(std::nullopt);
+      for (const auto& t : attempt.targets) targets.push_back(parse_target(t));
+      for (const auto& target : targets) {
+        Execution ex;
+        ex.attempt = &attempt;
+        ex.policy = &policy;
+        ex.target = target;
+        ex.group = attempt.id + "@" + policy.name;
+        ex.id = ex.group + (target ? "[" + target->text + "]" : "");
+        ex.expectation = expect(attempt.klass, target ? &*target : nullptr, policy, roots);
+        ex.skip_reason = skip_reason(attempt, policy, target, spawner, listeners, options);
+        all.push_back(std::move(ex));
+      }
+    }
+  }
+  if (!options.only.empty()) {
+    std::set<std::string> groups;
+    for (const auto& ex : all)
+      if (glob_match(options.only, ex.attempt->id) || glob_match(options.only, ex.id)) groups.insert(ex.group);
+    std::erase_if(all, [&](const Execution& ex) { return !groups.count(ex.group); });
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) all[i].index = static_cast<int>(i);
+  return all;
+}
+
+}  // namespace breakout

@@ -1,0 +1,80 @@
+// breakout-probe-env-dump: shows the environment the sandbox handed the probe.
+//
+//   breakout-probe-env-dump
+//
+// The report carries "env": {NAME: value, ...} in environ order (JSON-escaped,
+// see report.h), so the harness's canary oracle can tell which planted
+// variables leaked. A name seen twice keeps its first value (what getenv
+// returns) and is listed in "env_duplicates". An entry without '=' is reported
+// under its whole text with an empty value. "env_count" counts all entries.
+// Bound: "env" and "env_duplicates" together take at most 256 KiB of JSON; an
+// entry that does not fit in what is left is skipped (smaller later ones may
+// still fit), then "env_truncated" is true and "env_dropped" counts the skipped.
+// Result: always ok=true. Exit: 0, 64 usage error.
+//
+// Portable: Linux and Windows (mingw-w64).
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "probes/common/args.h"
+#include "probes/common/report.h"
+
+#ifdef _WIN32
+#define BREAKOUT_ENVIRON _environ
+#else
+extern char** environ;
+#define BREAKOUT_ENVIRON environ
+#endif
+
+using namespace breakout::probe;
+
+namespace {
+constexpr char kUsage[] = "usage: breakout-probe-env-dump\n";
+constexpr std::size_t kMaxJson = 256u << 10;
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args(argc, argv, kUsage, {});
+  ProbeReport r("env-dump");
+  JsonObject env;
+  JsonArray duplicates;
+  std::set<std::string> seen;
+  std::size_t count = 0;
+  std::size_t dropped = 0;
+  std::size_t env_bytes = 2;  // "{}"
+  for (char** e = BREAKOUT_ENVIRON; e && *e; ++e) {
+    ++count;
+    const std::string_view entry(*e);
+    const auto eq = entry.find('=');
+    const std::string name(entry.substr(0, eq));
+    const std::string_view value = eq == std::string_view::npos ? std::string_view() : entry.substr(eq + 1);
+    if (!seen.insert(name).second) {
+      const std::size_t cost = json_quote(name).size() + 1;
+      if (env_bytes + cost > kMaxJson) {
+        ++dropped;
+      } else {
+        env_bytes += cost;  // the same budget: a flood of duplicates is bounded too
+        duplicates.add(name);
+      }
+      continue;
+    }
+    std::string quoted = json_quote(value);
+    const std::size_t cost = json_quote(name).size() + quoted.size() + 2;  // "k":v,
+    if (env_bytes + cost > kMaxJson) {
+      ++dropped;  // too big for what is left: skip it, smaller ones may still fit
+      continue;
+    }
+    env_bytes += cost;
+    env.set_raw(name, std::move(quoted));
+  }
+  r.succeed();
+  r.set("env_count", static_cast<unsigned long long>(count));
+  r.set("env_truncated", dropped > 0);
+  if (dropped > 0) r.set("env_dropped", static_cast<unsigned long long>(dropped));
+  if (duplicates.count() > 0) r.set_raw("env_duplicates", duplicates.str());
+  r.set_raw("env", env.str());
+  r.emit();
+  return 0;
+}

@@ -1,0 +1,123 @@
+// breakout-probe-fs-write: tries ONE file-system modification at a path it is given.
+//
+//   breakout-probe-fs-write --op OP --path P [--src S]
+//
+// OP (each is a single syscall; the errno reported is that syscall's):
+//   create      open(P, O_CREAT|O_EXCL) and write "breakout\n"
+//   append      open(P, O_APPEND) on an existing file and write "breakout\n"
+//   truncate    open(P, O_TRUNC) on an existing file (writes nothing)
+//   rename-out  rename(S, P)        (needs --src)
+//   rename-in   rename(P, S)        (needs --src)
+//   delete      unlink(P); rmdir(P) when P is a directory
+//   mkdir       mkdir(P, 0755)
+//   hardlink    link(S, P)          (needs --src)
+//   symlink     symlink(S, P): a symlink at P whose target is the text S (needs --src)
+//   chmod       chmod(P, 0777)
+//   mkfifo      mkfifo(P, 0644)
+// --src is refused for ops that do not use it. Opens use O_NONBLOCK so a FIFO at
+// P cannot block the probe (ENXIO instead).
+//
+// Result: ok=true when the operation succeeded as seen from inside; otherwise
+// errno/errname of the failing syscall ("step" names it: open, write, rename...).
+// EROFS/EACCES/EPERM usually mean the sandbox refused; ENOENT may mean the path
+// is hidden. The verdict comes from the harness's snapshot of P, not from this.
+// Exit: 0 ok, 1 failed attempt, 64 usage error. Only touches P (and S).
+//
+// POSIX only (Linux).
+#include <cerrno>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probes/common/args.h"
+#include "probes/common/posix.h"
+#include "probes/common/report.h"
+
+using namespace breakout::probe;
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: breakout-probe-fs-write --op OP --path P [--src S]\n"
+    "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink chmod mkfifo\n"
+    "  --src is required by rename-out, rename-in, hardlink, symlink and refused otherwise\n";
+
+constexpr char kPayload[] = "breakout\n";
+
+// open + optional write; reports the failing step.
+void open_and_write(ProbeReport& r, const std::string& path, int flags, bool write_payload) {
+  int fd = ::open(path.c_str(), flags | O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0) return r.fail("open", errno);
+  if (write_payload) {
+    if (int e = write_all(fd, kPayload, sizeof kPayload - 1)) {
+      ::close(fd);
+      return r.fail("write", e);
+    }
+  }
+  if (::close(fd) != 0) return r.fail("close", errno);  // NFS-style late errors count too
+  r.succeed();
+}
+
+// Runs a one-syscall op: rc 0 is success, else errno names the failure.
+void one(ProbeReport& r, const char* step, int rc) {
+  if (rc != 0) return r.fail(step, errno);
+  r.succeed();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args(argc, argv, kUsage, {{"op", Args::kValue}, {"path", Args::kValue}, {"src", Args::kValue}});
+  const std::string op = args.require("op");
+  const std::string path = args.require("path");
+  static const char* const kOps[] = {"create", "append", "truncate", "rename-out", "rename-in", "delete",
+                                     "mkdir",  "hardlink", "symlink", "chmod",     "mkfifo"};
+  bool known = false;
+  for (const char* o : kOps) known = known || op == o;
+  if (!known) args.usage_error("unknown --op '" + op + "'");
+  const bool needs_src = op == "rename-out" || op == "rename-in" || op == "hardlink" || op == "symlink";
+  if (needs_src && !args.has("src")) args.usage_error("--op " + op + " needs --src");
+  if (!needs_src && args.has("src")) args.usage_error("--op " + op + " does not take --src");
+  const std::string src = args.get("src").value_or("");
+
+  ProbeReport r("fs-write");
+  r.set("op", op);
+  r.set("path", path);
+  if (needs_src) r.set("src", src);
+
+  const char* p = path.c_str();
+  const char* s = src.c_str();
+  if (op == "create") {
+    open_and_write(r, path, O_CREAT | O_EXCL, true);
+  } else if (op == "append") {
+    open_and_write(r, path, O_APPEND, true);
+  } else if (op == "truncate") {
+    open_and_write(r, path, O_TRUNC, false);
+  } else if (op == "rename-out") {
+    one(r, "rename", ::rename(s, p));
+  } else if (op == "rename-in") {
+    one(r, "rename", ::rename(p, s));
+  } else if (op == "delete") {
+    if (::unlink(p) == 0) {
+      r.succeed();
+    } else if (errno == EISDIR) {  // Linux's answer for a directory: remove it as one
+      one(r, "rmdir", ::rmdir(p));
+    } else {
+      r.fail("unlink", errno);
+    }
+  } else if (op == "mkdir") {
+    one(r, "mkdir", ::mkdir(p, 0755));
+  } else if (op == "hardlink") {
+    one(r, "link", ::link(s, p));
+  } else if (op == "symlink") {
+    one(r, "symlink", ::symlink(s, p));
+  } else if (op == "chmod") {
+    one(r, "chmod", ::chmod(p, 0777));
+  } else {  // mkfifo
+    one(r, "mkfifo", ::mkfifo(p, 0644));
+  }
+  r.emit();
+  return r.exit_code();
+}

@@ -1,0 +1,416 @@
+// breakout-probe-net-connect: tries to deliver a nonce to a network endpoint.
+//
+//   breakout-probe-net-connect --target SPEC --nonce N [--via-proxy]
+//
+// SPEC:
+//   tcp:HOST:PORT      stream connect; HOST a name, an IPv4 address or [IPv6]
+//   udp:HOST:PORT      datagram, sent 3 times 50 ms apart (cheap insurance)
+//   unix:/path         stream connect to a path socket; unix:@name = abstract
+//   http://HOST[:PORT][/...], https://HOST[:PORT][/...]
+//                      a TCP target with a URL scheme (matters for --via-proxy only)
+// N: the attempt's nonce, printable ASCII without spaces. The probe sends
+//   "BREAKOUT-NONCE <N>\n"; the harness's listener decides whether it arrived.
+// --via-proxy: for TCP targets, pick a proxy like curl does: scheme http uses
+//   lower-case http_proxy only (curl ignores HTTP_PROXY: httpoxy); every other
+//   scheme https_proxy, then HTTPS_PROXY; then all_proxy, ALL_PROXY. no_proxy
+//   (else NO_PROXY), a comma list of exact host names or "*", bypasses it.
+//   Proxy values are [http://][user:pass@]host[:port] (default port 1080, like
+//   curl); credentials are ignored and never reported. Through a proxy the probe
+//   sends "CONNECT host:port HTTP/1.1", Host, "X-Breakout-Nonce: N", a blank line,
+//   then the nonce line into the tunnel, and reports the proxy's status line.
+//
+// Result: ok=true when connect and send succeeded from inside (for UDP: at least
+// one datagram was sent); errno/errname of the failing step otherwise (resolve,
+// socket, connect, send...). ENETUNREACH usually means no network namespace
+// route (e.g. --unshare-net), ECONNREFUSED nothing listening or a firewall,
+// ETIMEDOUT the 2 s connect timeout. Fields: proto, via ("direct"|"proxy"),
+// proxy, proxy_var, proxy_status (HTTP status, 0 if none), address, sent,
+// received. Through a proxy, ok says only that the proxy took the request.
+// Bounds: 2 s connect timeout, name lookups with RES_OPTIONS "timeout:1
+// attempts:1" (unless set), and a 15 s alarm over everything.
+// Exit: 0 ok, 1 failed attempt, 64 usage error.
+//
+// POSIX only (Linux).
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "probes/common/args.h"
+#include "probes/common/posix.h"
+#include "probes/common/report.h"
+
+using namespace breakout::probe;
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy]\n"
+    "  SPEC: tcp:HOST:PORT | udp:HOST:PORT | unix:/path | unix:@abstract | http[s]://HOST[:PORT]\n"
+    "  HOST may be [v6-address]\n";
+
+constexpr int kConnectTimeoutMs = 2000;
+
+struct Target {
+  std::string proto;   // tcp, udp, unix
+  std::string scheme;  // tcp, udp, unix, http, https
+  std::string host;    // without brackets
+  std::string port;
+  std::string path;    // unix only
+};
+
+// "host:port" or "[v6]:port" into parts; false on a malformed value.
+bool split_host_port(const std::string& s, std::string* host, std::string* port, const char* default_port) {
+  std::string rest;
+  if (!s.empty() && s[0] == '[') {
+    auto close = s.find(']');
+    if (close == std::string::npos) return false;
+    *host = s.substr(1, close - 1);
+    rest = s.substr(close + 1);
+  } else {
+    auto colon = s.find(':');
+    if (colon != s.rfind(':')) return false;  // bare IPv6 must be bracketed
+    *host = s.substr(0, colon);
+    rest = colon == std::string::npos ? "" : s.substr(colon);
+  }
+  if (rest.empty()) {
+    if (!default_port) return false;
+    *port = default_port;
+  } else {
+    if (rest[0] != ':') return false;
+    *port = rest.substr(1);
+  }
+  if (host->empty() || port->empty() || port->size() > 5) return false;
+  for (char c : *port)
+    if (c < '0' || c > '9') return false;
+  const int p = std::atoi(port->c_str());
+  return p >= 1 && p <= 65535;
+}
+
+std::optional<Target> parse_target(const std::string& spec) {
+  Target t;
+  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
+  if (starts("unix:")) {
+    t.proto = t.scheme = "unix";
+    t.path = spec.substr(5);
+    return t.path.empty() ? std::nullopt : std::optional<Target>(t);
+  }
+  std::string hostport;
+  const char* default_port = nullptr;
+  if (starts("tcp:") || starts("udp:")) {
+    t.proto = t.scheme = spec.substr(0, 3);
+    hostport = spec.substr(4);
+  } else if (starts("http://") || starts("https://")) {
+    t.proto = "tcp";
+    t.scheme = starts("http://") ? "http" : "https";
+    hostport = spec.substr(t.scheme.size() + 3);
+    hostport = hostport.substr(0, hostport.find('/'));
+    default_port = t.scheme == "http" ? "80" : "443";
+  } else {
+    return std::nullopt;
+  }
+  if (!split_host_port(hostport, &t.host, &t.port, default_port)) return std::nullopt;
+  return t;
+}
+
+std::string bracket(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
+// --- proxy selection (curl's rules, see header) ---
+
+std::string env_nonempty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+bool no_proxy_matches(const std::string& host) {
+  std::string list = env_nonempty("no_proxy");
+  if (list.empty()) list = env_nonempty("NO_PROXY");
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string entry = list.substr(start, comma - start);
+    entry.erase(0, entry.find_first_not_of(" \t"));
+    entry.erase(entry.find_last_not_of(" \t") + 1);
+    if (entry.size() > 2 && entry.front() == '[' && entry.back() == ']') entry = entry.substr(1, entry.size() - 2);
+    if (entry == "*" || (!entry.empty() && strcasecmp(entry.c_str(), host.c_str()) == 0)) return true;
+    start = comma + 1;
+  }
+  return false;
+}
+
+// The proxy env var that applies to `t` ("" when none), and its value.
+std::string pick_proxy(const Target& t, std::string* value) {
+  std::vector<const char*> vars;
+  if (t.scheme == "http") {
+    vars = {"http_proxy"};
+  } else {
+    vars = {"https_proxy", "HTTPS_PROXY"};
+  }
+  vars.push_back("all_proxy");
+  vars.push_back("ALL_PROXY");
+  for (const char* v : vars) {
+    *value = env_nonempty(v);
+    if (!value->empty()) return v;
+  }
+  return "";
+}
+
+// [http://][user:pass@]host[:port][/...] into host and port; false when the
+// scheme is not plain http (a socks or TLS proxy is not spoken here).
+bool parse_proxy(std::string v, std::string* host, std::string* port) {
+  if (auto sep = v.find("://"); sep != std::string::npos) {
+    if (strcasecmp(v.substr(0, sep).c_str(), "http") != 0) return false;
+    v = v.substr(sep + 3);
+  }
+  v = v.substr(0, v.find('/'));
+  if (auto at = v.rfind('@'); at != std::string::npos) v = v.substr(at + 1);
+  return split_host_port(v, host, port, "1080");
+}
+
+// --- sockets ---
+
+// Non-blocking connect bounded by kConnectTimeoutMs. Returns 0 or an errno.
+int connect_bounded(int fd, const sockaddr* addr, socklen_t len) {
+  if (::connect(fd, addr, len) == 0) return 0;
+  if (errno != EINPROGRESS && errno != EINTR) return errno;
+  const std::int64_t deadline = now_ms() + kConnectTimeoutMs;
+  for (;;) {
+    const std::int64_t left = deadline - now_ms();
+    if (left <= 0) return ETIMEDOUT;
+    pollfd pfd{fd, POLLOUT, 0};
+    int n = ::poll(&pfd, 1, static_cast<int>(left));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return ETIMEDOUT;
+    int err = 0;
+    socklen_t elen = sizeof err;
+    if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0) return errno;
+    return err;
+  }
+}
+
+// Reads what the peer sends for up to `ms` (or until EOF / `cap` bytes).
+std::string read_for(int fd, int ms, std::size_t cap, bool stop_at_header_end) {
+  std::string got;
+  const std::int64_t deadline = now_ms() + ms;
+  while (got.size() < cap) {
+    const std::int64_t left = deadline - now_ms();
+    if (left <= 0) break;
+    pollfd pfd{fd, POLLIN, 0};
+    int n = ::poll(&pfd, 1, static_cast<int>(left));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    char buf[1024];
+    ssize_t r = ::recv(fd, buf, sizeof buf, 0);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (r <= 0) break;
+    got.append(buf, static_cast<std::size_t>(r));
+    if (stop_at_header_end && got.find("\r\n\r\n") != std::string::npos) break;
+  }
+  return got;
+}
+
+std::string numeric_address(const sockaddr* a, socklen_t len) {
+  char host[NI_MAXHOST], serv[NI_MAXSERV];
+  if (::getnameinfo(a, len, host, sizeof host, serv, sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV) != 0) return "?";
+  return bracket(host) + ":" + serv;
+}
+
+struct Connected {
+  int fd = -1;
+  int err = 0;
+  std::string step;
+  std::string address;
+  std::string detail;  // overrides the report's detail when set
+};
+
+// Resolves host:port and connects to the first address that accepts.
+Connected connect_inet(const std::string& host, const std::string& port, int socktype) {
+  Connected c;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = socktype;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* res = nullptr;
+  int gai = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &res);
+  if (gai != 0) {
+    // getaddrinfo has its own error space: report EHOSTUNREACH (or the real
+    // errno for EAI_SYSTEM) and keep its own words in the detail.
+    c.step = "resolve";
+    c.err = gai == EAI_SYSTEM && errno != 0 ? errno : EHOSTUNREACH;
+    c.detail = std::string("resolve ") + host + ": " + ::gai_strerror(gai);
+    return c;
+  }
+  for (addrinfo* ai = res; ai; ai = ai->ai_next) {
+    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      c.err = errno;
+      c.step = "socket";
+      continue;
+    }
+    c.address = numeric_address(ai->ai_addr, ai->ai_addrlen);
+    if (int e = connect_bounded(fd, ai->ai_addr, ai->ai_addrlen)) {
+      ::close(fd);
+      c.err = e;
+      c.step = "connect";
+      continue;
+    }
+    c.fd = fd;
+    c.err = 0;
+    break;
+  }
+  ::freeaddrinfo(res);
+  return c;
+}
+
+Connected connect_unix(const std::string& path) {
+  Connected c;
+  c.address = "unix:" + path;
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  const bool abstract = path[0] == '@';
+  if (path.size() >= sizeof sa.sun_path) {
+    c.err = ENAMETOOLONG;
+    c.step = "address";
+    return c;
+  }
+  std::memcpy(sa.sun_path, path.data(), path.size());
+  if (abstract) sa.sun_path[0] = '\0';
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + (abstract ? 0 : 1));
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    c.err = errno;
+    c.step = "socket";
+    return c;
+  }
+  if (int e = connect_bounded(fd, reinterpret_cast<sockaddr*>(&sa), len)) {
+    ::close(fd);
+    c.err = e;
+    c.step = "connect";
+    return c;
+  }
+  c.fd = fd;
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args(argc, argv, kUsage, {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}});
+  const std::string spec = args.require("target");
+  const std::string nonce = args.require("nonce");
+  const bool via_proxy = args.has("via-proxy");
+  auto target = parse_target(spec);
+  if (!target) args.usage_error("bad --target '" + spec + "'");
+  if (nonce.empty() || nonce.size() > 256) args.usage_error("--nonce must be 1..256 characters");
+  for (char ch : nonce)
+    if (ch <= ' ' || ch > '~') args.usage_error("--nonce must be printable ASCII without spaces");
+
+  ::alarm(15);  // hard bound over everything, DNS included
+  ::signal(SIGPIPE, SIG_IGN);
+  ::setenv("RES_OPTIONS", "timeout:1 attempts:1", 0);  // bounded lookups unless told otherwise
+
+  ProbeReport r("net-connect");
+  r.set("target", spec);
+  r.set("proto", target->proto);
+  r.set("via", "direct");
+
+  const std::string nonce_line = "BREAKOUT-NONCE " + nonce + "\n";
+  std::string payload = nonce_line;
+  std::string proxy_var, proxy_value, proxy_host, proxy_port;
+  if (via_proxy && target->proto == "tcp") {
+    proxy_var = pick_proxy(*target, &proxy_value);
+    if (!proxy_var.empty() && no_proxy_matches(target->host)) {
+      r.set("no_proxy_matched", true);
+      proxy_var.clear();
+    }
+  } else if (via_proxy) {
+    r.set("detail", "no proxy for " + target->proto + " targets");
+  }
+  if (!proxy_var.empty()) {
+    r.set("via", "proxy");
+    r.set("proxy_var", proxy_var);
+    if (!parse_proxy(proxy_value, &proxy_host, &proxy_port)) {
+      r.fail("proxy-url (only http:// proxies are spoken)", EPROTONOSUPPORT);
+      r.emit();
+      return r.exit_code();
+    }
+    r.set("proxy", bracket(proxy_host) + ":" + proxy_port);
+    const std::string authority = bracket(target->host) + ":" + target->port;
+    payload = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\nX-Breakout-Nonce: " + nonce +
+              "\r\n\r\n" + nonce_line;
+  }
+
+  Connected c;
+  if (target->proto == "unix") {
+    c = connect_unix(target->path);
+  } else if (!proxy_var.empty()) {
+    c = connect_inet(proxy_host, proxy_port, SOCK_STREAM);
+  } else {
+    c = connect_inet(target->host, target->port, target->proto == "udp" ? SOCK_DGRAM : SOCK_STREAM);
+  }
+  if (!c.address.empty()) r.set("address", c.address);
+  if (c.fd < 0) {
+    r.fail(c.step, c.err);
+    if (!c.detail.empty()) r.set_detail(c.detail);
+    r.emit();
+    return r.exit_code();
+  }
+
+  if (target->proto == "udp") {
+    int sent_ok = 0, last_err = 0;
+    for (int i = 0; i < 3; ++i) {
+      if (i > 0) sleep_ms(50);
+      if (::send(c.fd, payload.data(), payload.size(), 0) == static_cast<ssize_t>(payload.size())) {
+        ++sent_ok;
+      } else {
+        last_err = errno;  // e.g. ECONNREFUSED from an earlier ICMP port unreachable
+      }
+    }
+    r.set("datagrams_sent", sent_ok);
+    if (last_err) r.set("send_error", errno_name(last_err));
+    if (sent_ok > 0) {
+      r.succeed();
+      r.set("sent", static_cast<unsigned long long>(payload.size()));
+    } else {
+      r.fail("send", last_err);
+    }
+  } else if (int e = write_all(c.fd, payload.data(), payload.size())) {
+    r.fail("send", e);
+  } else {
+    r.succeed();
+    r.set("sent", static_cast<unsigned long long>(payload.size()));
+    std::string got;
+    if (!proxy_var.empty()) {
+      // Keep the tunnel open while the proxy answers and forwards the nonce.
+      got = read_for(c.fd, 2000, 4096, true);
+      int status = 0;
+      if (got.rfind("HTTP/", 0) == 0 && got.size() > 12) status = std::atoi(got.c_str() + 9);
+      r.set("proxy_status", status);
+      r.set("proxy_response", got.substr(0, got.find("\r\n")).substr(0, 200));
+      got += read_for(c.fd, 500, 4096, false);
+    } else {
+      // Half-close and wait briefly, so the listener reads everything before we go.
+      ::shutdown(c.fd, SHUT_WR);
+      got = read_for(c.fd, 500, 4096, false);
+    }
+    r.set("received", static_cast<unsigned long long>(got.size()));
+  }
+  ::close(c.fd);
+  r.emit();
+  return r.exit_code();
+}

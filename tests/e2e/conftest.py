@@ -1,0 +1,72 @@
+"""pytest driver for breakout's end-to-end tests: runs the real CLI, reads results.json."""
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--breakout-bin", default=str(REPO / "build" / "bin" / "breakout"),
+                     help="path to the breakout binary under test")
+
+
+@pytest.fixture(scope="session")
+def breakout_bin(request):
+    path = Path(request.config.getoption("--breakout-bin"))
+    if not path.exists():
+        pytest.fail(f"breakout binary not built: {path}")
+    return path
+
+
+class Run:
+    """One `breakout run`: its exit status, output and parsed results.json."""
+
+    def __init__(self, proc, out_dir):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.out_dir = Path(out_dir)
+        results = self.out_dir / "results.json"
+        self.results = json.loads(results.read_text()) if results.exists() else None
+
+    @property
+    def attempts(self):
+        return self.results["attempts"]
+
+    def by_verdict(self, verdict):
+        return [a for a in self.attempts if a["verdict"] == verdict]
+
+    def explain(self, records):
+        return "\n".join(f"{a['verdict']:9} {a['id']}: {a['reason']}" for a in records)
+
+
+@pytest.fixture(scope="session")
+def run_breakout(breakout_bin, tmp_path_factory):
+    cache = {}
+
+    def run(*args, timeout=600):
+        key = tuple(args)
+        if key not in cache:
+            out = tmp_path_factory.mktemp("run")
+            proc = subprocess.run([str(breakout_bin), "run", "--out", str(out), *args],
+                                  capture_output=True, text=True, timeout=timeout,
+                                  errors="replace")
+            cache[key] = Run(proc, out)
+        return cache[key]
+
+    return run
+
+
+def require_root_tool(tool):
+    if os.geteuid() != 0:
+        pytest.skip(f"needs root (namespaces, cgroups, {tool} as root)")
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed")
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"

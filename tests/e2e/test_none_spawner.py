@@ -1,0 +1,47 @@
+"""`none` is the positive control: every deny attempt must come out `escape`, every allow and contract `pass`."""
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def none_run(run_breakout):
+    if os.geteuid() != 0:
+        pytest.skip("needs root for the external-host namespace and cgroup containment")
+    return run_breakout("--spawner", "none")
+
+
+def test_every_deny_is_an_escape(none_run):
+    denies = [a for a in none_run.attempts if a["role"] == "deny"]
+    assert denies, "the default suite must contain deny attempts"
+    not_escaped = [a for a in denies if a["verdict"] != "escape"]
+    assert not not_escaped, none_run.explain(not_escaped)
+
+
+def test_every_class_of_escape_is_found(none_run):
+    classes = {a["class"] for a in none_run.by_verdict("escape")}
+    for expected in ["fs-write", "fs-read", "net-connect", "env-leak", "lifetime", "timeout-kill"]:
+        assert expected in classes, f"no escape of class {expected}: {sorted(classes)}"
+
+
+def test_every_allow_and_contract_passes(none_run):
+    others = [a for a in none_run.attempts if a["role"] != "deny"]
+    bad = [a for a in others if a["verdict"] != "pass"]
+    assert not bad, none_run.explain(bad)
+
+
+def test_exit_status_says_escape(none_run):
+    assert none_run.returncode == 3, none_run.stderr[-2000:]
+
+
+def test_escapes_carry_outside_evidence(none_run):
+    for a in none_run.by_verdict("escape"):
+        ev = a["evidence"]
+        if a["class"] == "fs-write":
+            assert ev["changes_outside_writable_roots"], a["id"]
+        elif a["class"] in ("fs-read", "env-leak"):
+            assert ev["token_seen_in"], a["id"]
+        elif a["class"] == "net-connect":
+            assert ev["nonce_received"] is True, a["id"]
+        elif a["class"] in ("lifetime", "timeout-kill"):
+            assert ev["heartbeats_after_grace"] > ev["heartbeats_at_return"], a["id"]

@@ -1,0 +1,74 @@
+// Expectations come from the policy alone: writable roots, deny-read paths, network mode, env rules.
+#include <gtest/gtest.h>
+
+#include "harness/model/expectation.h"
+
+using namespace breakout;
+
+namespace {
+
+Policy base_policy(NetworkMode mode) {
+  Policy p;
+  p.name = "t";
+  p.network = mode;
+  p.deny_read = default_deny_read();
+  p.writable_roots = {"extra"};
+  p.env.inherit = {"PATH", "KEEP"};
+  p.env.pinned = {{"http_proxy", "http://127.0.0.1:9"}};
+  return p;
+}
+
+Expected exp(AttemptClass c, const std::string& target, const Policy& p) {
+  const Target t = parse_target(target);
+  return expect(c, &t, p, placeholder_roots()).value;
+}
+
+}  // namespace
+
+TEST(Expectation, WritesOnlyInsideWritableRoots) {
+  const Policy p = base_policy(NetworkMode::kNone);
+  EXPECT_EQ(exp(AttemptClass::kFsWrite, "fs:workspace/a", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kFsWrite, "fs:extra/deep/a", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kFsWrite, "fs:sibling/a", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kFsWrite, "fs:parent/a", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kFsWrite, "fs:~/.bashrc", p), Expected::kDenied);
+  // ".." must not smuggle a host path into the workspace by string prefix.
+  EXPECT_EQ(exp(AttemptClass::kFsWrite, "fs:workspace/../sibling/a", p), Expected::kDenied);
+  // A sibling whose name extends the workspace's is not inside it.
+  EXPECT_EQ(exp(AttemptClass::kFsWrite, "fs:/breakout-tree/workspace2/a", p), Expected::kDenied);
+}
+
+TEST(Expectation, ReadsDeniedOnlyUnderDenyRead) {
+  const Policy p = base_policy(NetworkMode::kNone);
+  EXPECT_EQ(exp(AttemptClass::kFsRead, "fs:~/.ssh/id_ed25519", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kFsRead, "fs:~/.ssh", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kFsRead, "fs:~/.kube/config", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kFsRead, "fs:~/.sshx", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kFsRead, "fs:sibling/notes.txt", p), Expected::kAllowed);
+}
+
+TEST(Expectation, NetworkModes) {
+  const Policy none = base_policy(NetworkMode::kNone), lo = base_policy(NetworkMode::kLoopback),
+               full = base_policy(NetworkMode::kFull);
+  EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:unix-workspace", none), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:tcp4-loopback", none), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:tcp4-loopback", lo), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:udp6-loopback", lo), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:tcp4-external", lo), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:tcp4-external", full), Expected::kAllowed);
+}
+
+TEST(Expectation, EnvironmentInheritAndPinned) {
+  const Policy p = base_policy(NetworkMode::kNone);
+  EXPECT_EQ(exp(AttemptClass::kEnvLeak, "env:KEEP", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kEnvLeak, "env:http_proxy", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kEnvLeak, "env:AWS_SECRET_ACCESS_KEY", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kEnvLeak, "env:keep", p), Expected::kDenied) << "names are case-sensitive on Linux";
+}
+
+TEST(Expectation, LifetimeAndContracts) {
+  const Policy p = base_policy(NetworkMode::kFull);
+  EXPECT_EQ(expect(AttemptClass::kLifetime, nullptr, p, placeholder_roots()).value, Expected::kDenied);
+  EXPECT_EQ(expect(AttemptClass::kTimeoutKill, nullptr, p, placeholder_roots()).value, Expected::kDenied);
+  EXPECT_EQ(expect(AttemptClass::kOutputFlood, nullptr, p, placeholder_roots()).value, Expected::kHolds);
+}

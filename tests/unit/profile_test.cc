@@ -1,0 +1,105 @@
+// Template profile expansion: one argv element per template element, hostile paths stay inert.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "harness/model/policy.h"
+#include "harness/spawner/template_spawner.h"
+
+using namespace breakout;
+
+namespace {
+
+const char* kProfile = R"(
+name = "t"
+description = "test profile"
+requires = ["true"]
+command = ["tool", "{network...}", "{writable...}", "{deny_read...}", "--clearenv", "{env_set...}", "{env_unset...}", "--chdir", "{cwd}", "--", "{argv...}"]
+writable_root = ["--bind", "{path}", "{path}"]
+deny_read_dir = ["--tmpfs", "{path}"]
+deny_read_file = ["--ro-bind", "/dev/null", "{path}"]
+env_set = ["--setenv", "{name}", "{value}"]
+env_unset = ["--rmenv={name}"]
+[network]
+none = ["--unshare-net"]
+full = []
+loopback = "cannot"
+)";
+
+struct Fixture {
+  Policy policy;
+  SpawnRequest req;
+  Fixture(const std::string& root) {
+    policy.name = "p";
+    policy.network = NetworkMode::kNone;
+    policy.writable_roots = {"extra"};
+    policy.env.inherit = {"PATH", "KEEP"};
+    policy.env.pinned = {{"http_proxy", "http://127.0.0.1:9"}};
+    req.policy = &policy;
+    req.roots = {root, root + "/workspace", root + "/sibling", root + "/home", root + "/extra"};
+    req.resolved = resolve(policy, req.roots);
+    req.cwd = root + "/workspace";
+    req.probe_argv = {"/bin/probe", "--path", "{cwd}", "; rm -rf /"};
+    req.caller_env = {{"PATH", "/bin"}, {"KEEP", "k"}, {"SECRET", "s"}, {"http_proxy", "http://evil:1"}};
+  }
+};
+
+std::size_t index_of(const std::vector<std::string>& v, const std::string& s) {
+  return static_cast<std::size_t>(std::find(v.begin(), v.end(), s) - v.begin());
+}
+
+}  // namespace
+
+TEST(Profile, HostilePathsStaySingleArguments) {
+  const std::string root = "/tmp/-dash dir/it's \"quoted\" {cwd}";
+  Fixture f(root);
+  const Profile p = parse_profile_text(kProfile, "test");
+  const auto argv = expand_profile(p, f.req);
+  // The workspace path appears as exactly one element, unchanged (no re-expansion of "{cwd}" inside it).
+  const std::string ws = root + "/workspace";
+  const std::size_t bind = index_of(argv, "--bind");
+  ASSERT_LT(bind + 2, argv.size());
+  EXPECT_EQ(argv[bind + 1], ws);
+  EXPECT_EQ(argv[bind + 2], ws);
+  EXPECT_EQ(argv[index_of(argv, "--chdir") + 1], ws);
+  // The probe argv is passed through verbatim after "--".
+  const std::size_t dashdash = index_of(argv, "--");
+  ASSERT_EQ(argv.size() - dashdash - 1, 4u);
+  EXPECT_EQ(argv[dashdash + 2], "--path");
+  EXPECT_EQ(argv[dashdash + 3], "{cwd}");
+  EXPECT_EQ(argv[dashdash + 4], "; rm -rf /");
+}
+
+TEST(Profile, NetworkAndEnvironmentMapping) {
+  Fixture f("/w");
+  const Profile p = parse_profile_text(kProfile, "test");
+  const auto argv = expand_profile(p, f.req);
+  EXPECT_LT(index_of(argv, "--unshare-net"), argv.size());
+  // Inherited and pinned variables are set; the pinned value beats the caller's.
+  const std::size_t proxy = index_of(argv, "http_proxy");
+  ASSERT_LT(proxy + 1, argv.size());
+  EXPECT_EQ(argv[proxy + 1], "http://127.0.0.1:9");
+  EXPECT_LT(index_of(argv, "KEEP"), argv.size());
+  EXPECT_EQ(index_of(argv, "SECRET"), argv.size()) << "SECRET must not be set";
+  EXPECT_LT(index_of(argv, "--rmenv=SECRET"), argv.size());
+  EXPECT_EQ(index_of(argv, "--rmenv=KEEP"), argv.size());
+}
+
+TEST(Profile, UnsupportedModeIsSaidNotSilent) {
+  const Profile p = parse_profile_text(kProfile, "test");
+  auto s = make_template_spawner(p);
+  Policy lo;
+  lo.network = NetworkMode::kLoopback;
+  auto why = s->cannot_express(lo);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("cannot"), std::string::npos);
+  Policy none;
+  EXPECT_FALSE(s->cannot_express(none).has_value());
+}
+
+TEST(Profile, DenyReadMasksOnlyExistingPaths) {
+  Fixture f("/nonexistent-breakout-root");
+  const Profile p = parse_profile_text(kProfile, "test");
+  const auto argv = expand_profile(p, f.req);
+  EXPECT_EQ(index_of(argv, "--tmpfs"), argv.size());
+}

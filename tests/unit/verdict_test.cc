@@ -1,0 +1,58 @@
+// Verdict rules: escapes need outside evidence; a denial passes only with a passing control.
+#include <gtest/gtest.h>
+
+#include "harness/attempt/record.h"
+#include "harness/model/verdict.h"
+#include "harness/run/runner.h"
+
+using namespace breakout;
+
+TEST(Verdict, Table) {
+  EXPECT_EQ(judge(Expected::kDenied, Effect::kHappened, "x", std::nullopt).verdict, Verdict::kEscape);
+  EXPECT_EQ(judge(Expected::kDenied, Effect::kNotHappened, "x", std::nullopt).verdict, Verdict::kPass);
+  EXPECT_EQ(judge(Expected::kAllowed, Effect::kHappened, "x", std::nullopt).verdict, Verdict::kPass);
+  EXPECT_EQ(judge(Expected::kAllowed, Effect::kNotHappened, "x", std::nullopt).verdict, Verdict::kOverblock);
+  EXPECT_EQ(judge(Expected::kHolds, Effect::kNotHappened, "x", std::nullopt).verdict, Verdict::kBroken);
+  EXPECT_EQ(judge(Expected::kHolds, Effect::kHappened, "x", std::nullopt).verdict, Verdict::kPass);
+  EXPECT_EQ(judge(Expected::kDenied, Effect::kUnknown, "x", std::nullopt).verdict, Verdict::kError);
+}
+
+TEST(Verdict, FailedInRunControlTurnsDenialIntoError) {
+  EXPECT_EQ(judge(Expected::kDenied, Effect::kNotHappened, "x", std::string("never started")).verdict, Verdict::kError);
+  EXPECT_EQ(judge(Expected::kDenied, Effect::kNotHappened, "x", std::string()).verdict, Verdict::kPass);
+  // An escape stays an escape even when the control is in doubt.
+  EXPECT_EQ(judge(Expected::kDenied, Effect::kHappened, "x", std::string("never started")).verdict, Verdict::kEscape);
+}
+
+namespace {
+AttemptRecord rec(const std::string& id, const std::string& role, Verdict v) {
+  AttemptRecord r;
+  r.id = id;
+  r.group = "g@p";
+  r.role = role;
+  r.verdict = v;
+  return r;
+}
+}  // namespace
+
+TEST(Verdict, SandboxThatBlocksEverythingNeverReadsAsPass) {
+  std::vector<AttemptRecord> records = {rec("control", "allow", Verdict::kOverblock), rec("deny", "deny", Verdict::kPass)};
+  apply_controls(records);
+  EXPECT_EQ(records[1].verdict, Verdict::kError);
+  EXPECT_NE(records[1].reason.find("control"), std::string::npos);
+  EXPECT_EQ(records[1].controls, std::vector<std::string>{"control"});
+}
+
+TEST(Verdict, SkippedControlMeansUnverifiedDenial) {
+  std::vector<AttemptRecord> records = {rec("control", "allow", Verdict::kSkip), rec("deny", "deny", Verdict::kPass)};
+  apply_controls(records);
+  EXPECT_EQ(records[1].verdict, Verdict::kError);
+}
+
+TEST(Verdict, PassingControlKeepsPass) {
+  std::vector<AttemptRecord> records = {rec("control", "allow", Verdict::kPass), rec("deny", "deny", Verdict::kPass),
+                                        rec("esc", "deny", Verdict::kEscape)};
+  apply_controls(records);
+  EXPECT_EQ(records[1].verdict, Verdict::kPass);
+  EXPECT_EQ(records[2].verdict, Verdict::kEscape);
+}
