@@ -155,9 +155,9 @@ Observation observe_heartbeat(const Execution& ex, const AttemptIo& io, const La
 
 int signal_number(const std::string& name) {
   static const std::pair<const char*, int> kSignals[] = {
-      {"TERM", SIGTERM}, {"KILL", SIGKILL}, {"INT", SIGINT}, {"ABRT", SIGABRT}, {"SEGV", SIGSEGV},
-#ifdef SIGUSR1
-      {"USR1", SIGUSR1}, {"HUP", SIGHUP},
+      {"TERM", SIGTERM}, {"INT", SIGINT}, {"ABRT", SIGABRT}, {"SEGV", SIGSEGV},
+#ifdef SIGKILL  // POSIX names; mingw's <csignal> has only the C ones
+      {"KILL", SIGKILL}, {"USR1", SIGUSR1}, {"HUP", SIGHUP},
 #endif
   };
   for (const auto& [n, v] : kSignals)

@@ -635,8 +635,13 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
     out.pipe.close(ignored);
     err.pipe.close(ignored);
   };
+  // Set once the child is reaped and both pipes are done. The cancel poll must
+  // check it: a timer whose wait already completed is not aborted by cancel(),
+  // so without it a queued poll re-arms itself forever and ctx.run() never returns.
+  bool finished = false;
   auto maybe_finish = [&] {
     if (reaped && !out.open && !err.open) {
+      finished = true;
       timeout_timer.cancel();
       cancel_timer.cancel();
       drain_timer.cancel();
@@ -705,7 +710,7 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
   std::function<void()> poll_cancel = [&] {
     cancel_timer.expires_after(10ms);
     cancel_timer.async_wait([&](const bp::error_code& te) {
-      if (te) return;
+      if (te || finished) return;
       if (!cancel->load()) {
         poll_cancel();
         return;
