@@ -2,6 +2,7 @@
 #include "harness/spawner/template_spawner.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "harness/core/error.h"
 #include "harness/core/toml_schema.h"
@@ -43,12 +44,18 @@ void append_expanded(std::vector<std::string>& out, const std::vector<std::strin
   for (const auto& t : tmpl) out.push_back(substitute(t, vars));
 }
 
-// Placeholders a template element may use, so typos fail at load time.
+// Placeholders a template element may use, so typos fail at load time. A
+// placeholder is "{name}" or "{name...}" with name in [a-z_]; other braces
+// (JSON in a shell snippet, say) are literal text.
 void check_placeholders(const std::vector<std::string>& tmpl, const std::string& where, bool lists_ok) {
   for (const auto& t : tmpl) {
     for (std::size_t open = t.find('{'); open != std::string::npos; open = t.find('{', open + 1)) {
-      const std::size_t close = t.find('}', open);
-      const std::string ph = t.substr(open, close == std::string::npos ? std::string::npos : close - open + 1);
+      std::size_t end = open + 1;
+      while (end < t.size() && (std::islower(static_cast<unsigned char>(t[end])) || t[end] == '_')) ++end;
+      if (end == open + 1) continue;
+      if (t.compare(end, 3, "...") == 0) end += 3;
+      if (end >= t.size() || t[end] != '}') continue;
+      const std::string ph = t.substr(open, end - open + 1);
       bool known = false;
       for (auto s : kScalars) known = known || ph == s;
       if (lists_ok)

@@ -8,8 +8,24 @@ from pathlib import Path
 import pytest
 
 
+def live_probe_processes():
+    """Probe processes still running (zombies are already dead: reaping them is their parent's job)."""
+    pids = subprocess.run(["pgrep", "-f", "breakout-probe-"], capture_output=True, text=True).stdout.split()
+    live = []
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        state = stat.rsplit(")", 1)[1].split()[0]
+        if state != "Z":
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            live.append(f"{pid} {state} {cmd[:120]}")
+    return live
+
+
 def leftovers():
-    procs = subprocess.run(["pgrep", "-f", "breakout-probe-"], capture_output=True, text=True).stdout.split()
+    procs = live_probe_processes()
     trees = [p.name for p in Path("/tmp").glob("breakout-*")]
     cg = Path("/sys/fs/cgroup/unified/breakout")
     cgroups = [p.name for p in cg.iterdir() if p.is_dir()] if cg.exists() else []
@@ -32,7 +48,9 @@ def test_sigint_mid_run_cleans_up(breakout_bin, tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err.decode(errors="replace")[-2000:]
-    time.sleep(0.3)
+    deadline = time.time() + 5  # kill_all waits at most 2 s per containment
+    while time.time() < deadline and leftovers() != before:
+        time.sleep(0.1)
     after = leftovers()
     for kind in after:
         new = set(after[kind]) - set(before[kind])

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -188,6 +189,33 @@ TEST(RunProcess, CancelKillsDirectChild) {
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.term_signal, SIGKILL);
   EXPECT_LT(Clock::now() - t0, 3s);
+}
+
+// Regression: with a cancel flag, a poll tick already queued when the run
+// finished re-armed itself forever and run_process never returned (seen as a
+// hung `breakout run`). Many short runs make that window likely; a watchdog
+// turns a hang into a failure instead of a stuck test.
+TEST(RunProcess, ShortRunsWithCancelFlagAlwaysReturn) {
+  std::atomic<bool> cancel{false};
+  std::atomic<bool> done{false};
+  std::thread watchdog([&] {
+    for (int i = 0; i < 600 && !done; ++i) std::this_thread::sleep_for(100ms);
+    if (!done) {
+      std::fprintf(stderr, "run_process hung\n");
+      std::_Exit(3);
+    }
+  });
+  LaunchSpec spec;
+  spec.env = base_env();
+  spec.timeout = 5s;
+  for (int i = 0; i < 400; ++i) {
+    // Exit times sweep across the 10 ms poll tick, so some land on it.
+    spec.argv = {"sh", "-c", "sleep 0.0" + std::to_string(10 + i % 10)};
+    const LaunchResult r = run_process(spec, nullptr, &cancel);
+    ASSERT_TRUE(r.exited) << "run " << i;
+  }
+  done = true;
+  watchdog.join();
 }
 
 TEST(RunProcess, EightMiBOnBothStreamsNoDeadlock) {
