@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
-# Every test: set up, build (g++), unit + end-to-end tests (ctest: GoogleTest + pytest),
-# the clang warning-clean build, and the mingw-w64 cross build of the portable core.
+# Every test: set up, build (g++), the clang warning-clean build, the mingw-w64 cross
+# build of the portable core, then unit + end-to-end tests (ctest: GoogleTest + pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
-
-echo "== unit and end-to-end tests (ctest) =="
-ctest --preset default
 
 echo "== clang build (warnings are errors) =="
 cmake --preset clang >/dev/null
@@ -16,3 +13,10 @@ echo "== mingw-w64 cross build of the portable core and probes =="
 cmake --preset mingw >/dev/null
 cmake --build --preset mingw -j "$(nproc)"
 echo "mingw build ok: $(ls build-mingw/bin/*.exe | wc -l) Windows executables"
+
+echo "== unit tests (GoogleTest via ctest) =="
+ctest --preset default -E e2e_pytest
+
+# Verbose so pytest's own summary, with every skip and its reason, is in the log.
+echo "== end-to-end tests (pytest via ctest) =="
+ctest --preset default -R e2e_pytest --verbose

@@ -100,6 +100,7 @@ struct RunOptions {
 
 int cmd_run(const Paths& paths, const RunOptions& o) {
   const auto wall_start = std::chrono::steady_clock::now();
+  if (auto why = run_unsupported_reason()) throw Error("breakout run: " + *why);
   install_interrupt_flag(&g_interrupted);
   const Suite suite = load_suite(o.suite, paths.scenarios);
   const auto spawner = make_spawner(o.spawner, paths.spawners);

@@ -115,9 +115,9 @@ void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Att
       << " attempts in " << std::fixed << std::setprecision(1) << info.wall_seconds << " s\n\n";
   // Per class x policy table: counts of each verdict.
   std::map<std::string, std::map<std::string, int>> table;
-  for (const auto& r : records) ++table[r.klass + "  @" + r.policy][to_string(r.verdict)];
+  for (const auto& r : records) ++table[r.klass + " / " + r.policy][to_string(r.verdict)];
   const char* cols[] = {"pass", "escape", "overblock", "broken", "error", "skip"};
-  out << std::left << std::setw(34) << "class @policy";
+  out << std::left << std::setw(34) << "class / policy";
   for (auto c : cols) out << std::right << std::setw(10) << c;
   out << "\n";
   for (const auto& [row, counts] : table) {

@@ -44,6 +44,8 @@ fs::path self_exe_dir() {
 
 bool is_tty(int fd) { return ::isatty(fd) == 1; }
 
+std::optional<std::string> run_unsupported_reason() { return std::nullopt; }
+
 namespace {
 std::atomic<bool>* g_interrupted = nullptr;
 extern "C" void on_interrupt(int sig) {

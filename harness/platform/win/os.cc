@@ -31,6 +31,11 @@ std::string host_name() {
 fs::path self_exe_dir() { return fs::current_path(); }
 bool is_tty(int) { return false; }
 
+std::optional<std::string> run_unsupported_reason() {
+  return "unsupported on this platform: the Windows launcher, oracles and probes land with the Windows "
+         "issue (docs/windows.md); `breakout list` works";
+}
+
 namespace {
 std::atomic<bool>* g_interrupted = nullptr;
 extern "C" void on_interrupt(int) {
