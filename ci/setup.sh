@@ -11,7 +11,7 @@ PACKAGES=(
   libboost1.81-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
   python3 python3-pytest
   bubblewrap firejail iproute2 attr acl
-  g++-mingw-w64-x86-64
+  g++-mingw-w64-x86-64 wine64
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -13,6 +13,7 @@ echo "== mingw-w64 cross build of the portable core and probes =="
 cmake --preset mingw >/dev/null
 cmake --build --preset mingw -j "$(nproc)"
 echo "mingw build ok: $(ls build-mingw/bin/*.exe | wc -l) Windows executables"
+bash ci/wine-smoke.sh
 
 echo "== unit tests (GoogleTest via ctest) =="
 ctest --preset default -E e2e_pytest
