@@ -17,23 +17,6 @@ namespace {
 constexpr std::size_t kExcerpt = 2048;        // bytes of each output channel kept in the record
 constexpr std::size_t kReportSearch = 65536;  // the probe's report line is looked for in this tail
 
-std::string expand_arg(const std::string& arg, const std::map<std::string, std::string>& vars) {
-  std::string out;
-  for (std::size_t i = 0; i < arg.size();) {
-    bool hit = false;
-    if (arg[i] == '{')
-      for (const auto& [k, v] : vars)
-        if (arg.compare(i, k.size(), k) == 0) {
-          out += v;
-          i += k.size();
-          hit = true;
-          break;
-        }
-    if (!hit) out += arg[i++];
-  }
-  return out;
-}
-
 std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
                                     const RunContext& ctx) {
   const auto& r = tree.roots();
@@ -43,7 +26,7 @@ std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree
       {"{heartbeat}", io.heartbeat.string()}, {"{mark}", io.mark.string()}, {"{param}", ex.attempt->param},
       {"{tag}", io.nonce.substr(0, 8)}};
   std::vector<std::string> argv = {(ctx.probes_dir / ("breakout-probe-" + ex.attempt->probe)).string()};
-  for (const auto& a : ex.attempt->args) argv.push_back(expand_arg(a, vars));
+  for (const auto& a : ex.attempt->args) argv.push_back(substitute_placeholders(a, vars));
   return argv;
 }
 
@@ -64,8 +47,13 @@ std::map<std::string, std::string> caller_env(const AttemptTree& tree, const std
   return env;
 }
 
-LaunchSpec launch_spec(const SpawnPlan& plan, const Execution& ex, const RunContext& ctx) {
+// fd number the caller leaks the target directory at (class fd-leak): above
+// stdio and the few fds a wrapper opens early, like a careless agent runtime.
+constexpr int kLeakedDirFd = 5;
+
+LaunchSpec launch_spec(const SpawnPlan& plan, const Execution& ex, const AttemptIo& io, const RunContext& ctx) {
   LaunchSpec spec;
+  if (ex.attempt->klass == AttemptClass::kFdLeak) spec.inherit_dirs.push_back({io.target_path.string(), kLeakedDirFd});
   spec.argv = plan.argv;
   spec.env = plan.env;
   spec.cwd = plan.cwd;
@@ -158,7 +146,7 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
     rec.probe_argv = request.probe_argv;
     const SpawnPlan plan = ctx.spawner->plan(request);                          // 6. the spawner's command
     Containment box("a" + std::to_string(ex.index) + "-" + nonce.substr(0, 8), nonce);
-    const LaunchResult run = run_process(launch_spec(plan, ex, ctx), &box, ctx.cancel);  // 7. spawn, drain, wait
+    const LaunchResult run = run_process(launch_spec(plan, ex, io, ctx), &box, ctx.cancel);  // 7. spawn, drain, wait
     record_run(rec, plan, run);                                                 //    (display only)
     check(!run.cancelled, "interrupted");
     check(run.started, "the spawner did not start: " + run.start_error);

@@ -38,6 +38,25 @@ std::string xml_escape(std::string_view s) {
   return out;
 }
 
+std::string substitute_placeholders(std::string_view text, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    bool replaced = false;
+    if (text[i] == '{') {
+      for (const auto& [key, value] : vars) {
+        if (text.compare(i, key.size(), key) == 0) {
+          out += value;
+          i += key.size();
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out += text[i++];
+  }
+  return out;
+}
+
 bool glob_match(std::string_view pattern, std::string_view text) {
   std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
   while (t < text.size()) {

@@ -1,6 +1,7 @@
 // Text from the sandboxed side is hostile: bound it and make it printable before it goes anywhere.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,10 @@ std::string printable_excerpt(std::string_view raw, std::size_t max_bytes);
 
 // XML text/attribute escaping of an already printable string.
 std::string xml_escape(std::string_view s);
+
+// Replaces "{name}" keys of `vars` in one left-to-right pass: substituted text is
+// never scanned again, so a value containing "{cwd}" stays literal.
+std::string substitute_placeholders(std::string_view text, const std::map<std::string, std::string>& vars);
 
 // Simple glob: '*' matches any run, '?' one character; everything else literal.
 bool glob_match(std::string_view pattern, std::string_view text);

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "harness/core/error.h"
+#include "harness/core/text.h"
 #include "harness/core/toml_schema.h"
 #include "harness/platform/os.h"
 #include "harness/platform/process.h"
@@ -19,29 +20,9 @@ constexpr const char* kListTokens[] = {"{argv...}", "{network...}", "{writable..
                                        "{deny_read...}", "{env_set...}", "{env_unset...}"};
 constexpr const char* kScalars[] = {"{cwd}", "{workspace}", "{home}", "{tree}", "{path}", "{name}", "{value}"};
 
-// Single left-to-right pass: replaced text is never scanned again.
-std::string substitute(const std::string& token, const std::map<std::string, std::string>& vars) {
-  std::string out;
-  for (std::size_t i = 0; i < token.size();) {
-    bool replaced = false;
-    if (token[i] == '{') {
-      for (const auto& [key, value] : vars) {
-        if (token.compare(i, key.size(), key) == 0) {
-          out += value;
-          i += key.size();
-          replaced = true;
-          break;
-        }
-      }
-    }
-    if (!replaced) out += token[i++];
-  }
-  return out;
-}
-
 void append_expanded(std::vector<std::string>& out, const std::vector<std::string>& tmpl,
                      const std::map<std::string, std::string>& vars) {
-  for (const auto& t : tmpl) out.push_back(substitute(t, vars));
+  for (const auto& t : tmpl) out.push_back(substitute_placeholders(t, vars));
 }
 
 // Placeholders a template element may use, so typos fail at load time. A
@@ -199,7 +180,7 @@ std::vector<std::string> expand_profile(const Profile& profile, const SpawnReque
         append_expanded(out, profile.env_unset, vars);
       }
     } else {
-      out.push_back(substitute(token, scalars));
+      out.push_back(substitute_placeholders(token, scalars));
     }
   }
   return out;
