@@ -9,7 +9,7 @@ PACKAGES=(
   g++ clang libclang-rt-14-dev cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libboost1.81-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
-  python3 python3-pytest
+  python3 python3-pytest chromium
   bubblewrap firejail iproute2 attr acl
   g++-mingw-w64-x86-64 wine64
 )

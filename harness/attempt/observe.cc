@@ -251,6 +251,13 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
         if (ex.target->value == "unix-workspace") {
           io.unix_listener = std::make_unique<UnixNonceListener>((ws / (".sock-" + tag)).string());
           io.target_spec = io.unix_listener->spec();
+        } else if (ex.target->value == "unix-outside") {  // docker.sock / ssh-agent stand-in
+          io.unix_listener =
+              std::make_unique<UnixNonceListener>(resolve_policy_path(kHostSocketPolicyPath, tree.roots()).string());
+          io.target_spec = io.unix_listener->spec();
+        } else if (ex.target->value == "abstract") {  // D-Bus / X11 stand-in (bubblewrap #330, firejail #801)
+          io.unix_listener = std::make_unique<UnixNonceListener>("@breakout-" + nonce);
+          io.target_spec = io.unix_listener->spec();
         } else {
           auto endpoint = ctx.listeners->endpoint(ex.target->value);
           if (!endpoint) throw Error("endpoint " + ex.target->value + " unavailable: " + ctx.listeners->skip_reason(ex.target->value));
@@ -268,7 +275,8 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
 Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot& before, const AttemptIo& io,
                     const LaunchResult& run, const Containment& box, const RunContext& ctx) {
   switch (ex.attempt->klass) {
-    case AttemptClass::kFsWrite: return observe_fs_write(ex, tree, before, io);
+    case AttemptClass::kFsWrite:
+    case AttemptClass::kFdLeak: return observe_fs_write(ex, tree, before, io);
     case AttemptClass::kFsRead:
       return observe_token(tree.token_of(io.target_path), "file", run, tree, io.target_path.lexically_normal());
     case AttemptClass::kEnvLeak: return observe_token(io.caller_env_token, "environment", run, tree, {});

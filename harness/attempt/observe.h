@@ -25,7 +25,7 @@ struct AttemptIo {
   std::filesystem::path target_path;         // fs targets, absolute
   std::string target_spec;                   // what {target} expands to
   std::string caller_env_token;              // env-leak: the canary value of the variable
-  std::unique_ptr<UnixNonceListener> unix_listener;  // net:unix-workspace
+  std::unique_ptr<UnixNonceListener> unix_listener;  // net:unix-workspace, unix-outside, abstract
 };
 
 // Creates the per-attempt io (listener sockets, paths); throws Error.

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "harness/cli/tools.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/model/scenario.h"
@@ -15,6 +16,7 @@
 #include "harness/report/results.h"
 #include "harness/run/plan.h"
 #include "harness/run/runner.h"
+#include "harness/run/shard.h"
 #include "harness/spawner/spawner.h"
 
 #ifndef BREAKOUT_DATA_DIR
@@ -22,6 +24,9 @@
 #endif
 #ifndef BREAKOUT_VERSION
 #define BREAKOUT_VERSION "0.1.0"
+#endif
+#ifndef BREAKOUT_COMMIT
+#define BREAKOUT_COMMIT ""
 #endif
 
 namespace fs = std::filesystem;
@@ -93,15 +98,17 @@ int cmd_list(const Paths& paths, const std::string& suite_name) {
 }
 
 struct RunOptions {
-  std::string spawner = "bwrap", suite = "default", out, only;
+  std::string spawner = "bwrap", suite = "default", out, only, shard;
   int jobs = 0;
   bool no_external = false;
+  HistoryOptions history;
 };
 
 int cmd_run(const Paths& paths, const RunOptions& o) {
   const auto wall_start = std::chrono::steady_clock::now();
   if (auto why = run_unsupported_reason()) throw Error("breakout run: " + *why);
   install_interrupt_flag(&g_interrupted);
+  const std::optional<Shard> shard = o.shard.empty() ? std::nullopt : std::optional<Shard>(parse_shard(o.shard));
   const Suite suite = load_suite(o.suite, paths.scenarios);
   const auto spawner = make_spawner(o.spawner, paths.spawners);
   if (auto why = spawner->unavailable_reason()) throw Error("spawner " + spawner->name() + " unavailable: " + *why);
@@ -113,11 +120,15 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   info.spawner = spawner->name();
   info.spawner_version = spawner->version();
   info.spawner_description = spawner->description();
+  info.spawner_arg = o.spawner;
+  info.suite_arg = o.suite;
   for (const auto& p : suite.policies) info.policies.push_back(p.name);
   info.platform = platform_name();
   info.kernel = kernel_release();
   info.host = host_name();
   info.breakout_version = BREAKOUT_VERSION;
+  info.commit = BREAKOUT_COMMIT;
+  if (shard) info.shard = shard->text();
   info.started_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
   info.jobs = o.jobs > 0 ? o.jobs : 4;
   const fs::path out_dir = o.out.empty() ? fs::path("breakout-results") / (info.run_id + "-" + info.spawner) : fs::path(o.out);
@@ -137,8 +148,9 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   ctx.cancel = &g_interrupted;
 
   PlanOptions plan_options{o.only, platform_name()};
-  const auto plan = plan_executions(suite, *spawner, &listeners, plan_options);
+  auto plan = plan_executions(suite, *spawner, &listeners, plan_options);
   if (plan.empty()) throw Error("nothing to run (check --only)");
+  if (shard) keep_shard(plan, *shard);  // may leave a shard empty: it still writes (empty) results
   const bool tty = is_tty(2);
   std::cerr << "breakout: running " << plan.size() << " attempts of suite '" << suite.name << "' against "
             << spawner->name() << " with " << info.jobs << " jobs\n";
@@ -157,6 +169,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   write_results(out_dir, info, records);
   print_summary(std::cout, info, records, out_dir);
+  record_history(o.history, info, records);
   return run_exit_status(records);
 }
 
@@ -186,9 +199,13 @@ int main(int argc, char** argv) {
   run->add_option("--jobs", ro.jobs, "attempts run in parallel (default 4)")->check(CLI::Range(1, 64));
   run->add_option("--only", ro.only, "glob on attempt or execution ids; matching groups run with their controls");
   run->add_flag("--no-external", ro.no_external, "do not create the external-host network namespace");
+  run->add_option("--shard", ro.shard, "run only shard K of N (K/N): a stable split by execution group, for CI matrices");
+  add_history_options(run, ro.history);
   run->footer(
       "Exit status: 0 all pass/skip, 3 an escape was found, 1 overblock/broken/error (no escape),\n"
       "2 usage or configuration error, 130 interrupted.");
+
+  const auto tools = add_tool_commands(app);
 
   try {
     app.parse(argc, argv);
@@ -199,6 +216,7 @@ int main(int argc, char** argv) {
   try {
     if (*list) return cmd_list(paths, list_suite);
     if (*run) return cmd_run(paths, ro);
+    if (auto rc = run_tool_commands(*tools)) return *rc;
   } catch (const std::exception& e) {
     std::cerr << "breakout: " << e.what() << "\n";
     return 2;

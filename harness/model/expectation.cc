@@ -37,11 +37,27 @@ Expectation expect_read(const fs::path& path, const ResolvedPolicy& r) {
   return {Expected::kAllowed, "not under any deny_read entry"};
 }
 
-Expectation expect_connect(const std::string& endpoint, NetworkMode mode) {
+Expectation expect_connect(const std::string& endpoint, NetworkMode mode, const ResolvedPolicy& r,
+                           const TreeRoots& roots) {
   const std::string reach = endpoint_reach(endpoint);
   if (reach == "workspace-socket")
     return {Expected::kAllowed, "a unix socket inside the writable workspace is a file, reachable in every network mode"};
   const std::string m = std::string("network = ") + to_string(mode);
+  if (reach == "host-socket") {
+    // unix(7): "connecting to the socket object requires write permission on
+    // it", so a path socket is governed by the write rule, not by the network
+    // mode: outside every writable root it is a host service (docker.sock,
+    // ssh-agent) the sandbox must not reach, whatever the network mode.
+    Expectation e = expect_write(resolve_policy_path(kHostSocketPolicyPath, roots), r);
+    e.why = "connecting to a path socket is a write on it (unix(7)); the socket is " + e.why;
+    return e;
+  }
+  if (reach == "abstract-socket") {
+    // Abstract sockets live in the network namespace (unix(7), network_namespaces(7)):
+    // sharing the host's namespace shares D-Bus/X11-style abstract services with it.
+    if (mode == NetworkMode::kFull) return {Expected::kAllowed, m + " shares the host's network namespace and its abstract sockets"};
+    return {Expected::kDenied, m + " admits no host abstract unix socket (they belong to the host's network namespace)"};
+  }
   switch (mode) {
     case NetworkMode::kFull: return {Expected::kAllowed, m};
     case NetworkMode::kLoopback:
@@ -77,9 +93,17 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
       const ResolvedPolicy r = resolve(policy, roots);
       return klass == AttemptClass::kFsWrite ? expect_write(path, r) : expect_read(path, r);
     }
+    case AttemptClass::kFdLeak: {
+      // The caller leaks an open directory fd for the target (run_attempt.cc);
+      // a write through it is judged exactly like any other write there.
+      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
+      e.why = "writing through a leaked directory fd is a write in that directory, " + e.why;
+      return e;
+    }
     case AttemptClass::kNetConnect:
       check(target->kind == TargetKind::kEndpoint, "[bad-target] " + target->text + " is not an endpoint");
-      return expect_connect(target->value, policy.network);
+      return expect_connect(target->value, policy.network, resolve(policy, roots), roots);
     case AttemptClass::kEnvLeak:
       check(target->kind == TargetKind::kEnvVar, "[bad-target] " + target->text + " is not a variable");
       return expect_env(target->value, policy.env);

@@ -29,6 +29,7 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kFsRead, "fs-read", "fs-read", true, false},
     {AttemptClass::kNetConnect, "net-connect", "net-connect", true, false},
     {AttemptClass::kEnvLeak, "env-leak", "env-dump", true, false},
+    {AttemptClass::kFdLeak, "fd-leak", "fd-walk", true, false},
     {AttemptClass::kLifetime, "lifetime", "spawn-escape", false, false},
     {AttemptClass::kTimeoutKill, "timeout-kill", "hang", false, false},
     {AttemptClass::kExitCode, "exit-code", "exit", false, true},

@@ -20,6 +20,7 @@ enum class AttemptClass {
   kFsRead,        // read a file                                    -> canary token seen outside
   kNetConnect,    // deliver a nonce to an endpoint                 -> listener received it
   kEnvLeak,       // see a caller environment variable              -> canary token in output
+  kFdLeak,        // write through a directory fd the caller leaked -> snapshot diff
   kLifetime,      // leave a process running after the spawn ended  -> heartbeat still advancing
   kTimeoutKill,   // survive the timeout kill                       -> heartbeat still advancing
   kExitCode,      // contract: exit code propagated                 -> spawner's exit status

@@ -9,9 +9,9 @@
 namespace breakout {
 
 namespace {
-constexpr std::array<std::string_view, 7> kEndpoints = {
+constexpr std::array<std::string_view, 9> kEndpoints = {
     "tcp4-loopback", "udp4-loopback", "tcp6-loopback", "udp6-loopback",
-    "tcp4-external", "udp4-external", "unix-workspace"};
+    "tcp4-external", "udp4-external", "unix-workspace", "unix-outside", "abstract"};
 }
 
 bool is_known_endpoint(const std::string& endpoint) {
@@ -22,6 +22,8 @@ bool is_known_endpoint(const std::string& endpoint) {
 
 std::string endpoint_reach(const std::string& endpoint) {
   if (endpoint == "unix-workspace") return "workspace-socket";
+  if (endpoint == "unix-outside") return "host-socket";
+  if (endpoint == "abstract") return "abstract-socket";
   if (endpoint.ends_with("-external")) return "external";
   return "loopback";
 }

@@ -3,7 +3,7 @@
 // Syntax (scenario files): "fs:<policy path>" (~/.ssh/id_ed25519, sibling/x,
 // workspace/x, parent/x, extra/x), "net:<endpoint>" (tcp4-loopback,
 // udp4-loopback, tcp6-loopback, udp6-loopback, tcp4-external, udp4-external,
-// unix-workspace), "env:<NAME>".
+// unix-workspace, unix-outside, abstract), "env:<NAME>".
 #pragma once
 
 #include <string>
@@ -21,8 +21,13 @@ struct Target {
 // Throws Error("[bad-target] ...") for anything else.
 Target parse_target(const std::string& text);
 
-// Network reach of an endpoint name: "loopback", "external" or "workspace-socket".
+// Network reach of an endpoint name: "loopback", "external", "workspace-socket",
+// "host-socket" (unix path socket outside the workspace) or "abstract-socket".
 std::string endpoint_reach(const std::string& endpoint);
 bool is_known_endpoint(const std::string& endpoint);
+
+// Where the harness listens for net:unix-outside: a path socket in the attempt
+// tree's parent directory (stand-in for docker.sock, an ssh-agent socket).
+inline constexpr const char* kHostSocketPolicyPath = "parent/host-service.sock";
 
 }  // namespace breakout

@@ -57,7 +57,10 @@ class NonceListeners {
 
 // A unix-socket listener at a path (used per attempt inside the workspace: the
 // "allowed" network control under policy none, since a path socket is a file
-// system object shared through the workspace bind, not a network-namespace one).
+// system object shared through the workspace bind, not a network-namespace one),
+// and for the host-side stand-ins net:unix-outside (a path in the tree's parent)
+// and net:abstract ("@breakout-<nonce>": an abstract address in the harness's
+// own, i.e. the host's, network namespace; unix(7)).
 class UnixNonceListener {
  public:
   explicit UnixNonceListener(std::string path);

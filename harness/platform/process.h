@@ -58,7 +58,16 @@ struct LaunchSpec {
   std::optional<std::chrono::milliseconds> timeout;  // nullopt: wait forever
   std::size_t max_capture = 64u << 20;  // bytes kept per stream; hostile-input bound
   std::chrono::milliseconds drain_after_exit{2000};  // grandchildren holding the pipes
+  // Directories deliberately leaked to the child (class fd-leak): each is opened
+  // O_RDONLY|O_DIRECTORY in the parent and appears at fd `number` (>= 3, at most
+  // kMaxInheritedDirs) in the child, not close-on-exec. POSIX only.
+  struct InheritedDir {
+    std::string path;
+    int number = 0;
+  };
+  std::vector<InheritedDir> inherit_dirs;
 };
+inline constexpr std::size_t kMaxInheritedDirs = 4;
 
 struct LaunchResult {
   bool started = false;
@@ -76,7 +85,8 @@ struct LaunchResult {
 };
 
 // Starts spec.argv inside `box` (may be null), drains both pipes concurrently,
-// enforces the timeout, and reaps. stdin is /dev/null; no other fd is inherited.
+// enforces the timeout, and reaps. stdin is /dev/null; no other fd is inherited
+// (but spec.inherit_dirs).
 // Never throws for a child that fails to start (started=false, start_error set).
 LaunchResult run_process(const LaunchSpec& spec, Containment* box,
                          const std::atomic<bool>* cancel);

@@ -16,8 +16,12 @@ namespace breakout {
 struct RunInfo {
   std::string run_id, suite, started_utc, finished_utc;
   std::string spawner, spawner_version, spawner_description;
+  std::string spawner_arg, suite_arg;     // --spawner / --suite as given (a profile or suite may be a path)
   std::vector<std::string> policies;
   std::string platform, kernel, host, breakout_version;
+  std::string commit;                     // git commit breakout was built from ("" if unknown)
+  std::string shard;                      // "K/N" for a `run --shard`, "" for a whole run
+  std::vector<std::string> merged_from;   // run ids a `breakout merge` combined
   double wall_seconds = 0;
   int jobs = 1;
 };

@@ -18,7 +18,9 @@ std::string skip_reason(const Attempt& a, const Policy& p, const std::optional<T
   if (!on_platform) return "attempt does not apply to platform " + o.platform;
   if (auto why = spawner.unavailable_reason()) return *why;
   if (auto why = spawner.cannot_express(p)) return *why;
-  if (target && target->kind == TargetKind::kEndpoint && target->value != "unix-workspace") {
+  // Unix endpoints (workspace, outside, abstract) get a listener per attempt (observe.cc).
+  const std::string reach = target && target->kind == TargetKind::kEndpoint ? endpoint_reach(target->value) : "";
+  if (reach == "loopback" || reach == "external") {
     if (!listeners) return "no network listeners in this run";
     if (!listeners->endpoint(target->value)) return listeners->skip_reason(target->value);
   }

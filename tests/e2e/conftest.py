@@ -15,6 +15,18 @@ def pytest_addoption(parser):
                      help="path to the breakout binary under test")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_state_home(tmp_path_factory):
+    """Belt and braces for the history database: a breakout run without --no-history lands in a temp dir."""
+    old = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = old
+
+
 @pytest.fixture(scope="session")
 def breakout_bin(request):
     path = Path(request.config.getoption("--breakout-bin"))
@@ -53,7 +65,9 @@ def run_breakout(breakout_bin, tmp_path_factory):
         key = tuple(args)
         if key not in cache:
             out = tmp_path_factory.mktemp("run")
-            proc = subprocess.run([str(breakout_bin), "run", "--out", str(out), *args],
+            # Tests never touch the real HOME: no history unless a test passes --history.
+            history = [] if "--history" in args else ["--no-history"]
+            proc = subprocess.run([str(breakout_bin), "run", "--out", str(out), *history, *args],
                                   capture_output=True, text=True, timeout=timeout,
                                   errors="replace")
             cache[key] = Run(proc, out)

@@ -58,6 +58,29 @@ TEST(Expectation, NetworkModes) {
   EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:tcp4-external", full), Expected::kAllowed);
 }
 
+TEST(Expectation, HostUnixSockets) {
+  const Policy none = base_policy(NetworkMode::kNone), lo = base_policy(NetworkMode::kLoopback),
+               full = base_policy(NetworkMode::kFull);
+  // A path socket is judged by the write rule (unix(7)): denied in every mode.
+  for (const Policy* p : {&none, &lo, &full})
+    EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:unix-outside", *p), Expected::kDenied);
+  Policy parent_writable = full;
+  parent_writable.writable_roots = {"parent"};
+  EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:unix-outside", parent_writable), Expected::kAllowed);
+  // Abstract sockets belong to the network namespace: only full shares the host's.
+  EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:abstract", none), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:abstract", lo), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:abstract", full), Expected::kAllowed);
+}
+
+TEST(Expectation, LeakedDirectoryFdsFollowTheWriteRule) {
+  const Policy p = base_policy(NetworkMode::kFull);
+  EXPECT_EQ(exp(AttemptClass::kFdLeak, "fs:workspace", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kFdLeak, "fs:extra", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kFdLeak, "fs:sibling", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kFdLeak, "fs:~", p), Expected::kDenied);
+}
+
 TEST(Expectation, EnvironmentInheritAndPinned) {
   const Policy p = base_policy(NetworkMode::kNone);
   EXPECT_EQ(exp(AttemptClass::kEnvLeak, "env:KEEP", p), Expected::kAllowed);

@@ -305,6 +305,22 @@ TEST(RunProcess, NoFdLeaksIntoChild) {
   EXPECT_EQ(r.out, "0\n1\n2\n") << "fds seen by the child:\n" << r.out;
 }
 
+TEST(RunProcess, InheritDirsAppearAtTheirNumbersOnly) {
+  // LaunchSpec::inherit_dirs (class fd-leak): the directory is open at exactly
+  // that number in the child, and nothing else leaks with it.
+  LaunchSpec spec = sh("for n in $(seq 0 64); do if [ -e /proc/self/fd/$n ]; then echo $n; fi; done; "
+                       "readlink /proc/self/fd/5; readlink /proc/self/fd/7");
+  spec.inherit_dirs = {{"/tmp", 5}, {"/", 7}};
+  const LaunchResult r = run_process(spec, nullptr, nullptr);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "0\n1\n2\n5\n7\n/tmp\n/\n");
+
+  spec.inherit_dirs = {{"/nonexistent-breakout-dir", 5}};
+  EXPECT_FALSE(run_process(spec, nullptr, nullptr).started);
+  spec.inherit_dirs = {{"/tmp", 2}};
+  EXPECT_FALSE(run_process(spec, nullptr, nullptr).started);
+}
+
 // ---------------------------------------------------------------------------
 // Containment
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -356,7 +357,13 @@ UnixNonceListener::UnixNonceListener(std::string path) : path_(std::move(path)),
   if (path_.empty() || path_.size() >= sizeof sa.sun_path)
     throw Error("unix listener " + path_ + ": path empty or longer than " + std::to_string(sizeof sa.sun_path - 1) +
                 " bytes");
+  // "@name" is an abstract address (unix(7)): sun_path[0] = '\0', no file, the
+  // name's length is the address length, and it lives in the caller's netns.
+  const bool abstract = path_[0] == '@';
   std::memcpy(sa.sun_path, path_.c_str(), path_.size() + 1);
+  if (abstract) sa.sun_path[0] = '\0';
+  const auto len = abstract ? static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path_.size())
+                            : static_cast<socklen_t>(sizeof sa);
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) throw_errno("unix listener: socket");
   auto fail = [&](const std::string& step) {
@@ -365,18 +372,18 @@ UnixNonceListener::UnixNonceListener(std::string path) : path_(std::move(path)),
     errno = saved;
     throw_errno("unix listener " + path_ + ": " + step);
   };
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), len) != 0) {
     struct stat st {};
     // A stale socket from an earlier run may be replaced; anything else is not ours.
-    if (errno != EADDRINUSE || ::lstat(path_.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode) ||
-        ::unlink(path_.c_str()) != 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+    if (abstract || errno != EADDRINUSE || ::lstat(path_.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode) ||
+        ::unlink(path_.c_str()) != 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&sa), len) != 0)
       fail("bind");
   }
   // Whatever uid the sandboxed probe runs as, it may connect (the allowed control).
-  ::chmod(path_.c_str(), 0666);
+  if (!abstract) ::chmod(path_.c_str(), 0666);
   if (::listen(fd, 64) != 0) {
     const int saved = errno;
-    ::unlink(path_.c_str());
+    if (!abstract) ::unlink(path_.c_str());
     errno = saved;
     fail("listen");
   }
@@ -387,7 +394,7 @@ UnixNonceListener::UnixNonceListener(std::string path) : path_(std::move(path)),
 UnixNonceListener::~UnixNonceListener() {
   impl_.reset();
   struct stat st {};
-  if (::lstat(path_.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(path_.c_str());
+  if (path_[0] != '@' && ::lstat(path_.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(path_.c_str());
 }
 
 bool UnixNonceListener::wait_for(const std::string& nonce, std::chrono::milliseconds max_wait) const {

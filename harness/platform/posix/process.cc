@@ -71,6 +71,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -345,6 +346,10 @@ struct ChildSetup {
   int cgroup_procs_fd = -1;
   const char* cwd = nullptr;
   volatile int* step = nullptr;  // MAP_SHARED page, read by the parent on failure
+  // LaunchSpec::inherit_dirs: {parent fd (CLOEXEC, >= 3), child number}.
+  int leak_from[kMaxInheritedDirs] = {};
+  int leak_to[kMaxInheritedDirs] = {};
+  std::size_t leaks = 0;
 
   bp::error_code on_exec_setup(bp::posix::default_launcher&, const std::filesystem::path&,
                                const char* const*) {
@@ -373,6 +378,13 @@ struct ChildSetup {
     if (cwd != nullptr && ::chdir(cwd) != 0) return fail();
     *step = kStepFds;
     if (mark_cloexec_from(3) != 0) return fail();
+    for (std::size_t i = 0; i < leaks; ++i) {  // dup2 clears FD_CLOEXEC on the copy
+      if (leak_from[i] == leak_to[i]) {
+        if (::fcntl(leak_to[i], F_SETFD, 0) != 0) return fail();
+      } else if (::dup2(leak_from[i], leak_to[i]) < 0) {
+        return fail();
+      }
+    }
     *step = kStepExec;
     return {};
   }
@@ -584,6 +596,26 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
   launcher.env = envp.data();
   ChildSetup setup{box != nullptr ? box->cgroup_procs_fd() : -1, spec.cwd.empty() ? nullptr : spec.cwd.c_str(),
                    step};
+  // Deliberate leaks (class fd-leak). Parent copies sit above every target number,
+  // so no dup2 onto a target clobbers another leak's source.
+  std::vector<UniqueFd> leaked;
+  if (spec.inherit_dirs.size() > kMaxInheritedDirs) return sys_fail("too many inherit_dirs");
+  int highest = 2;
+  for (const auto& d : spec.inherit_dirs) highest = std::max(highest, d.number);
+  for (const auto& d : spec.inherit_dirs) {
+    if (d.number < 3) {
+      r.start_error = "inherit_dirs: fd number " + std::to_string(d.number) + " is below 3";
+      return r;
+    }
+    UniqueFd dir(::open(d.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dir.get() < 0) return sys_fail("open inherited dir " + d.path);
+    UniqueFd high(::fcntl(dir.get(), F_DUPFD_CLOEXEC, highest + 1));
+    if (high.get() < 0) return sys_fail("fcntl F_DUPFD");
+    setup.leak_from[setup.leaks] = high.get();
+    setup.leak_to[setup.leaks] = d.number;
+    ++setup.leaks;
+    leaked.push_back(std::move(high));
+  }
   std::optional<Process> proc;
   bp::error_code ec;
   const auto t0 = Clock::now();

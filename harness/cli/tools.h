@@ -1,0 +1,33 @@
+// The result-file subcommands (merge, diff, baseline, history, report) and run's history flags.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/attempt/record.h"
+#include "harness/report/results.h"
+
+namespace breakout {
+
+// Where `run` and `merge` record the run (docs/results.md, "History").
+struct HistoryOptions {
+  std::string path;   // --history; "" = the default location
+  bool off = false;   // --no-history
+};
+void add_history_options(CLI::App* cmd, HistoryOptions& options);
+
+// Records a finished run; a history failure is reported on stderr and never
+// changes the run's exit status (the results files are already written).
+void record_history(const HistoryOptions& options, const RunInfo& info, const std::vector<AttemptRecord>& records);
+
+struct ToolCommands;
+std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app);
+
+// The exit status of the tool subcommand that was given, nullopt if none was.
+std::optional<int> run_tool_commands(const ToolCommands& tools);
+
+}  // namespace breakout

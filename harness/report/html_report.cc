@@ -1,0 +1,269 @@
+// The HTML report and the Markdown summary; every string from the results passes html_escape/markdown_escape.
+#include "harness/report/html_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "harness/report/escape.h"
+
+namespace breakout {
+
+namespace {
+
+constexpr const char* kVerdictOrder[] = {"escape", "error", "broken", "overblock", "pass", "skip"};
+
+// The worst verdict colours a matrix cell.
+int severity(const std::string& v) {
+  for (int i = 0; i < 6; ++i)
+    if (v == kVerdictOrder[i]) return i;
+  return 6;
+}
+
+std::string fmt(double v, int prec = 1) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(prec);
+  o << v;
+  return o.str();
+}
+
+constexpr const char* kCss = R"css(
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1b1f24;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
+.meta{color:#57606a}.meta code{color:#1b1f24}
+table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f6f8fa}
+.matrix td.cell{text-align:center;min-width:110px;font-weight:600}
+.verdict-escape{background:#ffb3b3;color:#67000d}.verdict-error{background:#ffd8a8;color:#5c2b00}
+.verdict-broken{background:#ffe3a3;color:#4d3800}.verdict-overblock{background:#fff3b0;color:#4d4200}
+.verdict-pass{background:#c8f2c8;color:#0b4d0b}.verdict-skip{background:#e6e8eb;color:#424a53}
+.verdict-none{background:#fff;color:#8c959f}
+.badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px;font-weight:600}
+.finding{border:1px solid #d0d7de;border-left:6px solid #cf222e;border-radius:4px;padding:8px 12px;margin:10px 0}
+.finding.accepted{border-left-color:#8c959f}
+pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:320px;white-space:pre-wrap;word-break:break-all;margin:4px 0}
+.counts span{margin-right:10px}svg text{font:11px sans-serif;fill:#424a53}
+)css";
+
+std::string badge(const std::string& verdict) {
+  return "<span class=\"badge verdict-" + html_escape(verdict) + "\">" + html_escape(verdict) + "</span>";
+}
+
+std::string pre(const std::string& text) { return "<pre>" + html_escape(text) + "</pre>"; }
+
+std::string json_text(const nlohmann::json& j) {
+  return j.is_null() ? "(none)" : j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void matrix(std::ostringstream& h, const Results& r) {
+  std::vector<std::string> policies = r.info.policies;
+  std::map<std::string, std::map<std::string, std::map<std::string, int>>> cells;  // class -> policy -> verdict -> n
+  for (const auto& a : r.records) {
+    ++cells[a.klass][a.policy][to_string(a.verdict)];
+    if (std::find(policies.begin(), policies.end(), a.policy) == policies.end()) policies.push_back(a.policy);
+  }
+  h << "<h2>Matrix: attempt classes × policies</h2>\n<table class=\"matrix\"><tr><th>class</th>";
+  for (const auto& p : policies) h << "<th>" << html_escape(p) << "</th>";
+  h << "</tr>\n";
+  for (const auto& [klass, row] : cells) {
+    h << "<tr><th>" << html_escape(klass) << "</th>";
+    for (const auto& p : policies) {
+      auto it = row.find(p);
+      if (it == row.end()) {
+        h << "<td class=\"cell verdict-none\">–</td>";
+        continue;
+      }
+      std::string worst = "skip";
+      for (const auto& [v, n] : it->second)
+        if (severity(v) < severity(worst)) worst = v;
+      h << "<td class=\"cell verdict-" << html_escape(worst) << "\" data-class=\"" << html_escape(klass)
+        << "\" data-policy=\"" << html_escape(p) << "\" title=\"" << html_escape(klass + " / " + p) << "\">";
+      bool first = true;
+      for (const char* v : kVerdictOrder)
+        if (auto n = it->second.find(v); n != it->second.end()) {
+          h << (first ? "" : "<br>") << n->second << " " << v;
+          first = false;
+        }
+      h << "</td>";
+    }
+    h << "</tr>\n";
+  }
+  h << "</table>\n";
+}
+
+void finding(std::ostringstream& h, const RunInfo& info, const AttemptRecord& a, bool accepted) {
+  h << "<div class=\"finding" << (accepted ? " accepted" : "") << "\" id=\"" << html_escape(a.id) << "\">\n"
+    << "<p>" << badge(to_string(a.verdict)) << " <code>" << html_escape(a.id) << "</code> — " << html_escape(a.title)
+    << "</p>\n<p><b>Expected:</b> " << html_escape(a.expected) << " (" << html_escape(a.expected_why) << ")<br>"
+    << "<b>Judged from outside:</b> " << html_escape(a.reason) << "</p>\n"
+    << "<p><b>Outside evidence</b></p>" << pre(json_text(a.evidence))
+    << "<p><b>The probe's own report</b> (shown, never decides)</p>" << pre(json_text(a.probe_report));
+  if (!a.stdout_excerpt.empty()) h << "<p><b>stdout</b></p>" << pre(a.stdout_excerpt);
+  if (!a.stderr_excerpt.empty()) h << "<p><b>stderr</b></p>" << pre(a.stderr_excerpt);
+  if (!a.controls.empty()) {
+    h << "<p><b>Controls:</b> ";
+    for (const auto& c : a.controls) h << "<code>" << html_escape(c) << "</code> ";
+    h << "</p>";
+  }
+  h << "<p><b>Reproduce</b></p>" << pre(reproduce_command(info, a.id)) << "</div>\n";
+}
+
+// A histogram of exit.spawn_ms as inline SVG.
+void latency(std::ostringstream& h, const Results& r) {
+  std::vector<double> ms;
+  for (const auto& a : r.records)
+    if (auto it = a.exit.find("spawn_ms"); it != a.exit.end() && it->is_number()) ms.push_back(it->get<double>());
+  h << "<h2>Spawn latency</h2>\n";
+  if (ms.empty()) {
+    h << "<p>No spawn timings in this run.</p>\n";
+    return;
+  }
+  std::sort(ms.begin(), ms.end());
+  const auto q = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(p * ms.size()))]; };
+  h << "<p>" << ms.size() << " spawns: min " << fmt(ms.front()) << " ms, median " << fmt(q(0.5)) << " ms, p90 "
+    << fmt(q(0.9)) << " ms, max " << fmt(ms.back()) << " ms</p>\n";
+  const int bins = 20;
+  const double lo = ms.front(), hi = std::max(ms.back(), lo + 0.001), width = (hi - lo) / bins;
+  std::vector<int> counts(bins, 0);
+  for (double v : ms) ++counts[std::min(bins - 1, static_cast<int>((v - lo) / width))];
+  const int peak = *std::max_element(counts.begin(), counts.end());
+  const int W = 640, H = 180, bw = (W - 40) / bins;
+  h << "<svg class=\"histogram\" width=\"" << W << "\" height=\"" << H + 30 << "\" role=\"img\" aria-label=\"spawn_ms histogram\">";
+  for (int i = 0; i < bins; ++i) {
+    const int bh = peak ? counts[i] * H / peak : 0;
+    h << "<rect x=\"" << 30 + i * bw << "\" y=\"" << H - bh << "\" width=\"" << bw - 2 << "\" height=\"" << bh
+      << "\" fill=\"#54aeff\"><title>" << fmt(lo + i * width) << "–" << fmt(lo + (i + 1) * width) << " ms: "
+      << counts[i] << "</title></rect>";
+  }
+  h << "<text x=\"30\" y=\"" << H + 15 << "\">" << fmt(lo) << " ms</text><text x=\"" << W - 80 << "\" y=\"" << H + 15
+    << "\">" << fmt(hi) << " ms</text><text x=\"0\" y=\"12\">" << peak << "</text></svg>\n";
+}
+
+void trend(std::ostringstream& h, const ReportInput& in) {
+  h << "<h2>Trend over the history</h2>\n";
+  if (in.trend.empty()) {
+    h << "<p>" << html_escape(in.history_note.empty() ? "No history." : in.history_note) << "</p>\n";
+    return;
+  }
+  h << "<p>Escapes per run of <code>" << html_escape(in.results.info.spawner) << "</code>, oldest first ("
+    << in.trend.size() << " runs; " << html_escape(in.history_note) << ")</p>\n";
+  int peak = 1;
+  for (const auto& p : in.trend) peak = std::max(peak, p.escapes);
+  const int W = 640, H = 120;
+  const double step = in.trend.size() > 1 ? double(W - 40) / double(in.trend.size() - 1) : 0;
+  h << "<svg class=\"trend\" width=\"" << W << "\" height=\"" << H + 20 << "\" role=\"img\" aria-label=\"escape trend\"><polyline fill=\"none\" stroke=\"#cf222e\" stroke-width=\"2\" points=\"";
+  for (std::size_t i = 0; i < in.trend.size(); ++i)
+    h << fmt(20 + i * step) << "," << fmt(H - double(in.trend[i].escapes) * (H - 10) / peak) << " ";
+  h << "\"/>";
+  for (std::size_t i = 0; i < in.trend.size(); ++i)
+    h << "<circle cx=\"" << fmt(20 + i * step) << "\" cy=\"" << fmt(H - double(in.trend[i].escapes) * (H - 10) / peak)
+      << "\" r=\"3\" fill=\"#cf222e\"><title>" << html_escape(in.trend[i].run_id + " " + in.trend[i].started) << ": "
+      << in.trend[i].escapes << " escapes of " << in.trend[i].executions << "</title></circle>";
+  h << "<text x=\"0\" y=\"12\">" << peak << "</text><text x=\"0\" y=\"" << H << "\">0</text></svg>\n";
+}
+
+// A code span shows its content literally (no HTML, no Markdown); only a backtick or newline could end it.
+std::string code_span(const std::string& s) {
+  if (s.find_first_of("`\n\r") != std::string::npos) return markdown_escape(s);
+  return "`" + s + "`";
+}
+
+}  // namespace
+
+std::string reproduce_command(const RunInfo& info, const std::string& execution_id) {
+  // As given to the run: a profile or suite passed as a path is only found again by that path.
+  const std::string& spawner = info.spawner_arg.empty() ? info.spawner : info.spawner_arg;
+  const std::string& suite = info.suite_arg.empty() ? info.suite : info.suite_arg;
+  return "breakout run --spawner " + shell_quote(spawner) + " --suite " + shell_quote(suite) + " --only " +
+         shell_quote(execution_id);
+}
+
+std::string html_report(const ReportInput& in) {
+  const Results& r = in.results;
+  const RunInfo& i = r.info;
+  std::map<std::string, int> counts;
+  for (const auto& a : r.records) ++counts[to_string(a.verdict)];
+  std::ostringstream h;
+  h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
+    << "<title>breakout report: " << html_escape(i.suite + " vs " + i.spawner) << "</title>\n<style>" << kCss
+    << "</style></head><body>\n<h1>breakout: " << html_escape(i.suite) << " suite against "
+    << html_escape(i.spawner) << "</h1>\n<p class=\"meta\">run <code>" << html_escape(i.run_id) << "</code> · "
+    << html_escape(i.spawner_version) << " · breakout " << html_escape(i.breakout_version)
+    << (i.commit.empty() ? "" : " (" + html_escape(i.commit) + ")") << " · " << html_escape(i.platform) << " "
+    << html_escape(i.kernel) << " on " << html_escape(i.host) << " · " << html_escape(i.started_utc) << " · "
+    << fmt(i.wall_seconds) << " s" << (i.shard.empty() ? "" : " · shard " + html_escape(i.shard))
+    << (i.merged_from.empty() ? "" : " · merged from " + std::to_string(i.merged_from.size()) + " shards") << "</p>\n"
+    << "<p class=\"counts\">";
+  for (const char* v : kVerdictOrder) h << "<span>" << badge(v) << " " << counts[v] << "</span>";
+  h << "</p>\n";
+  matrix(h, r);
+
+  std::vector<const AttemptRecord*> escapes, accepted, other, controls, recon;
+  for (const auto& a : r.records) {
+    const bool fail = a.verdict != Verdict::kPass && a.verdict != Verdict::kSkip;
+    if (fail && in.accepted.count(a.id)) accepted.push_back(&a);
+    else if (a.verdict == Verdict::kEscape) escapes.push_back(&a);
+    else if (fail) other.push_back(&a);
+    if (a.role == "allow") controls.push_back(&a);
+    if (a.probe == "recon") recon.push_back(&a);
+  }
+  h << "<h2 id=\"escapes\">Escapes (" << escapes.size() << ")</h2>\n";
+  if (escapes.empty()) h << "<p>No escape.</p>\n";
+  for (const auto* a : escapes) finding(h, i, *a, false);
+  h << "<h2>Other findings: overblock, broken, error (" << other.size() << ")</h2>\n";
+  for (const auto* a : other) finding(h, i, *a, false);
+  if (!accepted.empty() || !in.accepted.empty()) {
+    h << "<h2>Accepted by the baseline (" << accepted.size() << ")</h2>\n";
+    for (const auto* a : accepted) finding(h, i, *a, true);
+  }
+  h << "<h2>Controls (" << controls.size() << ")</h2>\n<p>Allowed targets paired with each denial: a denial "
+       "counts only if its controls passed.</p>\n<table><tr><th>control</th><th>verdict</th><th>reason</th></tr>\n";
+  for (const auto* a : controls)
+    h << "<tr><td><code>" << html_escape(a->id) << "</code></td><td>" << badge(to_string(a->verdict)) << "</td><td>"
+      << html_escape(a->reason) << "</td></tr>\n";
+  h << "</table>\n<h2>Sandbox recon</h2>\n";
+  if (recon.empty()) h << "<p>No recon probe in this run.</p>\n";
+  for (const auto* a : recon)
+    h << "<p><code>" << html_escape(a->id) << "</code></p>" << pre(json_text(a->probe_report));
+  latency(h, r);
+  trend(h, in);
+  h << "<h2>Every execution (" << r.records.size() << ")</h2>\n<table><tr><th>id</th><th>verdict</th><th>ms</th>"
+       "<th>reason</th></tr>\n";
+  for (const auto& a : r.records)
+    h << "<tr><td><code>" << html_escape(a.id) << "</code></td><td>" << badge(to_string(a.verdict)) << "</td><td>"
+      << fmt(a.duration_ms) << "</td><td>" << html_escape(a.reason) << "</td></tr>\n";
+  h << "</table>\n</body></html>\n";
+  return h.str();
+}
+
+std::string markdown_summary(const ReportInput& in) {
+  const Results& r = in.results;
+  std::map<std::string, int> counts;
+  for (const auto& a : r.records) ++counts[to_string(a.verdict)];
+  std::ostringstream m;
+  m << "## breakout: " << markdown_escape(r.info.suite) << " suite against " << markdown_escape(r.info.spawner)
+    << "\n\n| pass | escape | overblock | broken | error | skip |\n|---|---|---|---|---|---|\n|";
+  for (const char* v : {"pass", "escape", "overblock", "broken", "error", "skip"}) m << " " << counts[v] << " |";
+  m << "\n\nRun " << markdown_escape(r.info.run_id) << ", " << r.records.size() << " executions in "
+    << fmt(r.info.wall_seconds) << " s.\n";
+  int shown = 0;
+  bool header = false;
+  for (const auto& a : r.records) {
+    if (a.verdict == Verdict::kPass || a.verdict == Verdict::kSkip) continue;
+    if (!header) m << "\n### Findings\n\n", header = true;
+    if (++shown > 50) {
+      m << "\n…and more; see the HTML report.\n";
+      break;
+    }
+    m << "- **" << to_string(a.verdict) << "**" << (in.accepted.count(a.id) ? " (accepted by the baseline)" : "")
+      << " " << markdown_escape(a.id) << ": " << markdown_escape(a.reason.substr(0, 300)) << "  \n  reproduce: "
+      << code_span(reproduce_command(r.info, a.id)) << "\n";
+  }
+  if (!header) m << "\nNo findings.\n";
+  return m.str();
+}
+
+}  // namespace breakout

@@ -1,0 +1,99 @@
+// results.json -> RunInfo + AttemptRecords; tolerant of optional keys, strict about the schema.
+#include "harness/report/results_io.h"
+
+#include <fstream>
+
+#include "harness/core/error.h"
+
+namespace breakout {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+template <typename T>
+T get_or(const nlohmann::json& j, const char* key, T fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  return it->get<T>();
+}
+
+AttemptRecord record_from_json(const nlohmann::json& a) {
+  AttemptRecord r;
+  r.id = a.at("id").get<std::string>();
+  r.group = get_or<std::string>(a, "group", r.id);
+  r.attempt_id = get_or<std::string>(a, "attempt", "");
+  r.title = get_or<std::string>(a, "title", "");
+  r.description = get_or<std::string>(a, "description", "");
+  r.reference = get_or<std::string>(a, "reference", "");
+  r.klass = get_or<std::string>(a, "class", "");
+  r.policy = get_or<std::string>(a, "policy", "");
+  r.target = get_or<std::string>(a, "target", "");
+  r.role = get_or<std::string>(a, "role", "");
+  r.expected = get_or<std::string>(a, "expected", "");
+  r.expected_why = get_or<std::string>(a, "expected_why", "");
+  r.probe = get_or<std::string>(a, "probe", "");
+  r.probe_argv = get_or<std::vector<std::string>>(a, "probe_argv", {});
+  r.spawner_argv = get_or<std::vector<std::string>>(a, "spawner_argv", {});
+  const auto verdict = verdict_from(a.at("verdict").get<std::string>());
+  if (!verdict) throw Error("results: " + r.id + ": unknown verdict " + a.at("verdict").dump());
+  r.verdict = *verdict;
+  r.reason = get_or<std::string>(a, "reason", "");
+  r.evidence = a.value("evidence", nlohmann::json::object());
+  r.probe_report = a.value("probe_report", nlohmann::json());
+  r.exit = a.value("exit", nlohmann::json::object());
+  r.stdout_excerpt = get_or<std::string>(a, "stdout_excerpt", "");
+  r.stderr_excerpt = get_or<std::string>(a, "stderr_excerpt", "");
+  r.controls = get_or<std::vector<std::string>>(a, "controls", {});
+  r.duration_ms = get_or<double>(a, "duration_ms", 0);
+  return r;
+}
+
+}  // namespace
+
+Results results_from_json(const nlohmann::json& j) {
+  if (!j.is_object() || j.value("schema", "") != "breakout.results/1")
+    throw Error("not a breakout.results/1 document");
+  Results res;
+  const auto& run = j.at("run");
+  RunInfo& i = res.info;
+  i.run_id = get_or<std::string>(run, "id", "");
+  i.suite = get_or<std::string>(run, "suite", "");
+  i.policies = get_or<std::vector<std::string>>(run, "policies", {});
+  const auto sp = run.value("spawner", nlohmann::json::object());
+  i.spawner = get_or<std::string>(sp, "name", "");
+  i.spawner_version = get_or<std::string>(sp, "version", "");
+  i.spawner_description = get_or<std::string>(sp, "description", "");
+  i.spawner_arg = get_or<std::string>(sp, "arg", "");
+  i.suite_arg = get_or<std::string>(run, "suite_arg", "");
+  i.breakout_version = get_or<std::string>(run, "breakout_version", "");
+  i.commit = get_or<std::string>(run, "commit", "");
+  i.shard = get_or<std::string>(run, "shard", "");
+  i.merged_from = get_or<std::vector<std::string>>(run, "merged_from", {});
+  i.platform = get_or<std::string>(run, "platform", "");
+  i.kernel = get_or<std::string>(run, "kernel", "");
+  i.host = get_or<std::string>(run, "host", "");
+  i.started_utc = get_or<std::string>(run, "started", "");
+  i.finished_utc = get_or<std::string>(run, "finished", "");
+  i.wall_seconds = get_or<double>(run, "wall_seconds", 0);
+  i.jobs = get_or<int>(run, "jobs", 1);
+  for (const auto& a : j.at("attempts")) res.records.push_back(record_from_json(a));
+  return res;
+}
+
+Results load_results(const fs::path& path) {
+  const fs::path file = fs::is_directory(path) ? path / "results.json" : path;
+  std::ifstream in(file);
+  if (!in) throw Error("cannot read " + file.string());
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+    return results_from_json(j);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(file.string() + ": " + e.what());
+  } catch (const Error& e) {
+    throw Error(file.string() + ": " + e.what());
+  }
+}
+
+}  // namespace breakout

@@ -1,0 +1,113 @@
+"""breakout report in a real browser: headless Chromium opens the file from disk; hostile output stays text."""
+import os
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, REPO
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = REPO / "build" / "test-artifacts"
+
+
+def run_cli(breakout_bin, *args, timeout=300):
+    return subprocess.run([str(breakout_bin), *args], capture_output=True, text=True, timeout=timeout,
+                          errors="replace")
+
+
+class Dom(HTMLParser):
+    """The elements and the text of a serialised DOM."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.cells, self.text = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        if tag == "td" and "cell" in (a.get("class") or "").split():
+            self.cells.append(a)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def chromium(html, tmp_path, *mode):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("chromium is not installed (ci/setup.sh installs it)")
+    profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *mode, html.as_uri()]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, errors="replace")
+
+
+@pytest.fixture(scope="module")
+def report(breakout_bin, run_breakout, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("report")
+    db = tmp / "history.sqlite"
+    run = run_breakout("--spawner", str(FIXTURES / "hostile-output.toml"), "--only", "fs.write.create*",
+                       "--no-external", "--history", str(db))
+    assert run.returncode == 3, run.stderr[-2000:]
+    html, md = tmp / "report.html", tmp / "summary.md"
+    p = run_cli(breakout_bin, "report", str(run.out_dir), "--out", str(html), "--markdown", str(md),
+                "--history", str(db))
+    assert p.returncode == 0, p.stderr
+    return run, html, md, tmp
+
+
+def test_report_is_self_contained(report):
+    _, html, _, _ = report
+    text = html.read_text()
+    assert "<script" not in text.lower()
+    for ref in ["http://", "https://", "src=", "@import", "url("]:
+        assert ref not in text, ref
+
+
+def test_report_renders_with_matrix_and_no_injection(report):
+    run, html, _, tmp = report
+    p = chromium(html, tmp, "--dump-dom")
+    assert p.returncode == 0, p.stderr[-3000:]
+    dom = Dom()
+    dom.feed(p.stdout)
+    # The matrix: fs-write under both policies has escapes, so those cells carry the escape class.
+    cells = {(c.get("data-class"), c.get("data-policy")): c["class"].split() for c in dom.cells}
+    for policy in run.results["run"]["policies"]:
+        assert "verdict-escape" in cells[("fs-write", policy)], cells
+    # Hostile output: the fixture's markup is text in the DOM, never an element.
+    assert "script" not in dom.tags and "injected" not in dom.tags
+    text = "".join(dom.text)
+    assert "<script>alert(1)</script>" in text
+    assert "&amp;" in text  # the entity the sandbox printed, shown as the five characters it sent
+    hostile = str(FIXTURES / "hostile-output.toml")
+    assert f"breakout run --spawner '{hostile}' --suite 'default' --only 'fs.write.create@" in text
+    assert "Escapes (%d)" % len(run.by_verdict("escape")) in text
+    # No console errors from the page (an inline script or a CSP violation would log one).
+    bad = [l for l in p.stderr.splitlines() if "Uncaught" in l or "CONSOLE" in l]
+    assert not bad, bad
+
+
+def test_report_screenshot_is_kept(report):
+    _, html, _, tmp = report
+    shot = tmp / "report.png"
+    p = chromium(html, tmp, f"--screenshot={shot}", "--window-size=1280,2000")
+    assert p.returncode == 0 and shot.exists() and shot.stat().st_size > 10000, p.stderr[-3000:]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(shot, ARTIFACTS / "report.png")
+    shutil.copy(html, ARTIFACTS / "report.html")
+
+
+def test_markdown_summary_escapes_hostile_text(report, tmp_path):
+    run, _, md, _ = report
+    text = md.read_text()
+    assert "| pass | escape | overblock | broken | error | skip |" in text
+    assert "<" not in text.replace("&lt;", "")
+    assert f"reproduce: `breakout run --spawner '{FIXTURES / 'hostile-output.toml'}'" in text
+
+
+def test_report_trend_comes_from_history(report):
+    _, html, _, _ = report
+    assert 'class="trend"' in html.read_text()
