@@ -191,7 +191,7 @@ std::string html_report(const ReportInput& in) {
     << "<title>breakout report: " << html_escape(i.suite + " vs " + i.spawner) << "</title>\n<style>" << kCss
     << "</style></head><body>\n<h1>breakout: " << html_escape(i.suite) << " suite against "
     << html_escape(i.spawner) << "</h1>\n<p class=\"meta\">run <code>" << html_escape(i.run_id) << "</code> · "
-    << html_escape(i.spawner_version) << " · breakout " << html_escape(i.breakout_version)
+    << (i.spawner_version.empty() ? "" : html_escape(i.spawner_version) + " · ") << "breakout " << html_escape(i.breakout_version)
     << (i.commit.empty() ? "" : " (" + html_escape(i.commit) + ")") << " · " << html_escape(i.platform) << " "
     << html_escape(i.kernel) << " on " << html_escape(i.host) << " · " << html_escape(i.started_utc) << " · "
     << fmt(i.wall_seconds) << " s" << (i.shard.empty() ? "" : " · shard " + html_escape(i.shard))
