@@ -224,6 +224,17 @@ Observation observe_contract(const Execution& ex, const AttemptIo& io, const Lau
   return o;
 }
 
+// Unix-socket endpoints get a per-attempt listener of their own; nullopt for the
+// run-wide TCP/UDP endpoints.
+std::optional<std::string> unix_listener_address(const std::string& endpoint, const AttemptTree& tree,
+                                                 const std::string& nonce) {
+  if (endpoint == "unix-workspace") return (tree.roots().workspace / (".sock-" + nonce.substr(0, 8))).string();
+  if (endpoint == "unix-outside")  // docker.sock / ssh-agent stand-in
+    return resolve_policy_path(kHostSocketPolicyPath, tree.roots()).string();
+  if (endpoint == "abstract") return "@breakout-" + nonce;  // D-Bus / X11 stand-in (bubblewrap #330, firejail #801)
+  return std::nullopt;
+}
+
 }  // namespace
 
 AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunContext& ctx, const std::string& nonce,
@@ -248,15 +259,8 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
         io.target_spec = io.target_path.string();
         break;
       case TargetKind::kEndpoint:
-        if (ex.target->value == "unix-workspace") {
-          io.unix_listener = std::make_unique<UnixNonceListener>((ws / (".sock-" + tag)).string());
-          io.target_spec = io.unix_listener->spec();
-        } else if (ex.target->value == "unix-outside") {  // docker.sock / ssh-agent stand-in
-          io.unix_listener =
-              std::make_unique<UnixNonceListener>(resolve_policy_path(kHostSocketPolicyPath, tree.roots()).string());
-          io.target_spec = io.unix_listener->spec();
-        } else if (ex.target->value == "abstract") {  // D-Bus / X11 stand-in (bubblewrap #330, firejail #801)
-          io.unix_listener = std::make_unique<UnixNonceListener>("@breakout-" + nonce);
+        if (auto path = unix_listener_address(ex.target->value, tree, nonce)) {
+          io.unix_listener = std::make_unique<UnixNonceListener>(*path);
           io.target_spec = io.unix_listener->spec();
         } else {
           auto endpoint = ctx.listeners->endpoint(ex.target->value);
