@@ -1,18 +1,24 @@
 """Driver kit and reference driver: protocol v1 spoken over pipes from Python (no breakout binary needed)."""
 from __future__ import annotations
 
+import asyncio
+import errno
+import json
 import os
 import shutil
 import subprocess
+import sys
+import threading
 import time
 import uuid
 
 import pytest
 
-from driver_client import (REFERENCE, Driver, driver_cmd, kill_pids, pids_with, policy,
+from driver_client import (DRIVERS, REFERENCE, Driver, driver_cmd, kill_pids, pids_with, policy,
                            wait_no_pids)
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+sys.path.insert(0, str(DRIVERS))
+from breakout_driver import DriverServer, Policy, compose_env, posix_acl  # noqa: E402
 
 CANARY = "AKIA-canary-" + uuid.uuid4().hex
 
@@ -32,6 +38,8 @@ def tree(tmp_path):
 @pytest.fixture
 def start(tmp_path):
     """start(cmd) -> Driver with the caller's env plus a secret canary; killed at teardown."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
     started: list[Driver] = []
 
     def run(cmd=None) -> Driver:
@@ -131,8 +139,7 @@ def test_concurrent_execs_answer_by_id(start, tree):
     replies = [d.wait(i) for i in ids]
     assert time.monotonic() - t0 < 3.5  # ran concurrently, not 1.5+1.1+0.7+0.3 plus startup
     assert [r["stdout"] for r in replies] == ["0\n", "1\n", "2\n", "3\n"]
-    order = [int(line) - 100 for line in (__import__("json").loads(x)["id"] for x in d.raw_lines[-4:])]
-    assert order == [ids[3] - 100, ids[2] - 100, ids[1] - 100, ids[0] - 100]  # answered as they finished
+    assert [json.loads(x)["id"] for x in d.raw_lines[-4:]] == ids[::-1]  # answered as they finished
 
 
 def test_timeout_kills_the_whole_tree(start, tree, marker):
@@ -282,3 +289,183 @@ def test_oversized_line_is_refused_and_the_driver_goes_on(start, tree):
     d.proc.stdin.flush()
     assert d.wait(9)["error"]["code"] == "invalid"
     assert d.ok("hello", protocol=1)["protocol"] == 1
+
+
+# ---- the kit in-process: sync and asyncio booters, command/env styles, error mapping -------------
+
+class InProcess:
+    """A DriverServer on a thread, spoken to over two pipes, one request at a time."""
+
+    def __init__(self, factory, **options):
+        r_in, w_in = os.pipe()
+        r_out, w_out = os.pipe()
+        self.server = DriverServer(factory, name="t", version="0", stdin=os.fdopen(r_in, "rb"),
+                                   stdout=os.fdopen(w_out, "wb"), **options)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        self.w, self.r = os.fdopen(w_in, "wb"), os.fdopen(r_out, "rb")
+        self.next = 0
+
+    def call(self, op, **fields):
+        self.next += 1
+        self.w.write((json.dumps({"id": self.next, "op": op, **fields}) + "\n").encode())
+        self.w.flush()
+        reply = json.loads(self.r.readline())
+        assert reply["id"] == self.next
+        return reply
+
+    def close(self):
+        self.w.close()
+        self.thread.join(10)
+        assert not self.thread.is_alive()
+
+
+class AsyncShellBooter:
+    """Agent-runtime shaped: async methods, a shell-string command, env = the caller's extras."""
+    instances: list["AsyncShellBooter"] = []
+
+    def __init__(self, session):
+        self.session, self.loops, self.calls, self.shut = session, set(), [], False
+        AsyncShellBooter.instances.append(self)
+
+    async def boot(self, session_id):
+        self.loops.add(asyncio.get_running_loop())
+        if session_id == "bad":
+            raise RuntimeError("desktop creation failed")
+
+    workspace = "/ws"
+
+    async def exec(self, command, cwd=None, env=None, timeout=300):
+        self.loops.add(asyncio.get_running_loop())
+        self.calls.append((command, cwd, env, timeout))
+        if command == "boom":
+            raise RuntimeError("exploded")
+        if command == "slow":
+            raise subprocess.TimeoutExpired(command, timeout, output=b"partial")
+        return {"stdout": command, "stderr": b"\xffx", "exit_code": -9 if command == "die" else 0}
+
+    async def shutdown(self):
+        self.loops.add(asyncio.get_running_loop())
+        self.shut = True
+
+
+def test_kit_adapts_an_async_shell_booter():
+    AsyncShellBooter.instances.clear()
+    k = InProcess(AsyncShellBooter, command_style="shell", env_style="overrides",
+                  capabilities={"network": ["none"]}, pinned_env={"P": "1"})
+    assert k.call("hello", protocol=1)["capabilities"]["network"] == ["none"]
+    assert k.call("boot", session="s", policy=policy(None)) == {"id": 2, "ok": True, "workspace": "/ws"}
+    r = k.call("exec", session="s", argv=["echo", "a b", "$HOME"], cwd="/c", env={"X": "1"}, timeout_s=None)
+    assert r["stdout"] == "echo 'a b' '$HOME'" and r["stderr"] == "\ufffdx" and r["exit_code"] == 0
+    booter = AsyncShellBooter.instances[0]
+    assert booter.calls[0][1:] == ("/c", {"X": "1"}, None)  # overrides only; None timeout passed as None
+    assert k.call("exec", session="s", argv=["die"])["signal"] == 9
+    r = k.call("exec", session="s", argv=["slow"], timeout_s=1)
+    assert r["ok"] and r["timed_out"] is True and r["stdout"] == "partial" and r["exit_code"] is None
+    assert k.call("exec", session="s", argv=["boom"])["error"]["code"] == "exec_failed"
+    assert k.call("boot", session="bad", policy=policy(None))["error"]["code"] == "boot_failed"
+    assert k.call("boot", session="l", policy=policy(None, network="full"))["error"]["code"] == "unsupported"
+    assert k.call("write_file", session="s", path="/ws/f", content="")["error"]["code"] == "unsupported"
+    assert k.call("shutdown", session="s")["ok"] and booter.shut
+    assert not AsyncShellBooter.instances[1].shut  # never shut down after a failed boot
+    assert len(booter.loops) == 1                  # one event loop for the booter's whole life
+    k.close()
+
+
+def test_kit_hands_sync_booters_the_computed_env_and_closes_at_eof(monkeypatch):
+    monkeypatch.setenv("HOST_SECRET", "s3cret")
+    seen, shut = [], []
+
+    class Sync:
+        def __init__(self, session):
+            self.session = session
+
+        def boot(self, sid):
+            return f"/w/{sid}"
+
+        def exec(self, command, cwd=None, env=None, timeout=None):
+            seen.append((command, env))
+            return {"stdout": "", "stderr": "", "exit_code": 0}
+
+        def shutdown(self):
+            shut.append(self.session.id)
+
+    k = InProcess(Sync, pinned_env={"HTTP_PROXY": "pin"})
+    assert k.call("boot", session="a", policy=policy(None, inherit=["HOST_SECRET"], network="full"))["workspace"] == "/w/a"
+    k.call("exec", session="a", argv=["ls", "-l"], env={"http_proxy": "x", "HTTP_PROXY": "y", "Z": "z"})
+    assert seen == [(["ls", "-l"], {"HOST_SECRET": "s3cret", "Z": "z", "HTTP_PROXY": "pin"})]
+    k.close()
+    assert shut == ["a"]  # stdin EOF shut the open session down
+
+
+def test_compose_env_order():
+    pol = Policy.from_json({"workspace": None, "env": {"inherit": "all", "set": {"A": "policy", "https_proxy": "p"}}})
+    env = compose_env({"A": "host", "B": "host", "Http_Proxy": "host"}, pol,
+                      {"B": "caller", "C": "caller", "HTTP_PROXY": "caller"}, {"HTTP_PROXY": "pin", "HTTPS_PROXY": "pin"})
+    assert env == {"A": "policy", "B": "caller", "C": "caller", "HTTP_PROXY": "pin", "HTTPS_PROXY": "pin"}
+
+
+# ---- POSIX ACL helper ---------------------------------------------------------------------------
+
+def acl_state(path):
+    try:
+        data = os.getxattr(path, posix_acl.ACL_XATTR)
+    except OSError as e:
+        assert e.errno == errno.ENODATA
+        data = None
+    return data, os.stat(path).st_mode
+
+
+@pytest.fixture
+def acl_dir(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir(mode=0o755)
+    os.chmod(d, 0o755)
+    try:
+        posix_acl.read_acl(str(d))
+    except OSError as e:
+        pytest.skip(f"no POSIX ACLs on {tmp_path}: {e}")
+    return str(d)
+
+
+def plant(path, spec):
+    """A pre-existing ACL set by setfacl when installed (an independent writer), else by the helper."""
+    if shutil.which("setfacl"):
+        subprocess.run(["setfacl", "-m", spec, path], check=True)
+    else:
+        for item in spec.split(","):
+            _, uid, perms = item.split(":")
+            posix_acl.grant(path, int(uid), sum(v for c, v in zip("rwx", (4, 2, 1)) if c in perms))
+
+
+@pytest.mark.parametrize("stateless", [False, True], ids=["with-grant-record", "stateless"])
+def test_acl_grant_then_revoke_is_byte_identical(acl_dir, stateless):
+    plant(acl_dir, "u:1234:r-x")
+    before = acl_state(acl_dir)
+    g = posix_acl.grant(acl_dir, 65534, 7)
+    entries = posix_acl.read_acl(acl_dir)
+    assert posix_acl.Entry(posix_acl.USER, 65534, 7) in entries
+    assert posix_acl.Entry(posix_acl.USER, 1234, 5) in entries
+    assert any(e.tag == posix_acl.MASK and e.perm == 7 for e in entries)
+    if shutil.which("getfacl"):
+        out = subprocess.run(["getfacl", "-cn", acl_dir], capture_output=True, text=True, check=True).stdout
+        assert "user:65534:rwx" in out and "user:1234:r-x" in out and "mask::rwx" in out
+    posix_acl.revoke(acl_dir, 65534, None if stateless else g)
+    assert acl_state(acl_dir) == before
+
+
+def test_acl_on_a_file_without_acl_leaves_no_xattr(acl_dir):
+    before = acl_state(acl_dir)
+    assert before[0] is None
+    g = posix_acl.grant(acl_dir, 65534, 7)
+    assert acl_state(acl_dir)[0] is not None and acl_state(acl_dir)[1] & 0o070 == 0o070  # mask shows as group bits
+    posix_acl.revoke(acl_dir, 65534, g)
+    assert acl_state(acl_dir) == before
+
+
+def test_acl_revoke_restores_a_previous_entry_of_the_same_uid(acl_dir):
+    plant(acl_dir, "u:65534:r--")
+    before = acl_state(acl_dir)
+    g = posix_acl.grant(acl_dir, 65534, 7)
+    posix_acl.revoke(acl_dir, 65534, g)
+    assert acl_state(acl_dir) == before

@@ -120,11 +120,13 @@ class DriverServer:
                 self._stdout_broken = True
                 log.warning("stdout closed (%s); further responses are dropped", e)
 
-    def reply(self, req: Mapping[str, Any], body: Mapping[str, Any]) -> None:
-        self.send({"id": req["id"], "ok": True, **body})
+    def respond(self, req: Mapping[str, Any], response: Mapping[str, Any]) -> None:
+        """Every reply to a parsed request passes here (override point: the hostile test driver)."""
+        self.send(response)
 
-    def reply_error(self, req_id: int, code: str, message: str) -> None:
-        self.send({"id": req_id, "ok": False, "error": {"code": code, "message": message}})
+    @staticmethod
+    def error_response(req_id: int, code: str, message: str) -> dict[str, Any]:
+        return {"id": req_id, "ok": False, "error": {"code": code, "message": message}}
 
     # ---- input loop ----------------------------------------------------------------------------
 
@@ -175,7 +177,7 @@ class DriverServer:
         try:
             target = self.prepare(req)
         except ProtocolError as e:
-            self.reply_error(req["id"], e.code, e.message)
+            self.respond(req, self.error_response(req["id"], e.code, e.message))
             return
         worker = threading.Thread(target=self._work, args=(req, target), daemon=True,
                                   name=f"req-{req['id']}")
@@ -190,7 +192,7 @@ class DriverServer:
         if req_id is None:
             log.error("%s (no id found; not answered): %r", message, raw[:200])
         else:
-            self.reply_error(req_id, "invalid", message)
+            self.send(self.error_response(req_id, "invalid", message))
 
     def prepare(self, req: dict[str, Any]) -> Callable[[], Mapping[str, Any]]:
         """Runs on the reader thread, in arrival order: validates, books sessions, and returns the
@@ -232,12 +234,14 @@ class DriverServer:
 
     def _work(self, req: dict[str, Any], target: Callable[[], Mapping[str, Any]]) -> None:
         try:
-            self.reply(req, target())
-        except ProtocolError as e:
-            self.reply_error(req["id"], e.code, e.message)
-        except Exception as e:  # a bug in the server or an override: still answer
-            log.exception("request %s failed", req.get("id"))
-            self.reply_error(req["id"], "internal", f"{type(e).__name__}: {e}")
+            try:
+                response: dict[str, Any] = {"id": req["id"], "ok": True, **target()}
+            except ProtocolError as e:
+                response = self.error_response(req["id"], e.code, e.message)
+            except Exception as e:  # a bug in the server or an override: still answer
+                log.exception("request %s failed", req.get("id"))
+                response = self.error_response(req["id"], "internal", f"{type(e).__name__}: {e}")
+            self.respond(req, response)
         finally:
             with self._lock:
                 self._workers.discard(threading.current_thread())
