@@ -51,13 +51,17 @@ std::map<std::string, std::string> caller_env(const AttemptTree& tree, const std
 // stdio and the few fds a wrapper opens early, like a careless agent runtime.
 constexpr int kLeakedDirFd = 5;
 
-LaunchSpec launch_spec(const SpawnPlan& plan, const Execution& ex, const AttemptIo& io, const RunContext& ctx) {
+// The timeout the caller asks the spawner for; nullopt means none at all.
+std::optional<std::chrono::milliseconds> requested_timeout(const Execution& ex) {
+  if (ex.attempt->klass == AttemptClass::kNoTimeout) return std::nullopt;
+  return ex.attempt->timeout_override ? ex.attempt->timeout : ex.policy->timeout;
+}
+
+// The harness's own bounds on one exec (argv/env/cwd come from the spawner).
+LaunchSpec exec_limits(const Execution& ex, const AttemptIo& io, const RunContext& ctx) {
   LaunchSpec spec;
   if (ex.attempt->klass == AttemptClass::kFdLeak) spec.inherit_dirs.push_back({io.target_path.string(), kLeakedDirFd});
-  spec.argv = plan.argv;
-  spec.env = plan.env;
-  spec.cwd = plan.cwd;
-  const auto& timeout = ex.attempt->timeout_override ? ex.attempt->timeout : ex.policy->timeout;
+  const auto timeout = requested_timeout(ex);
   spec.timeout = timeout ? *timeout : ctx.safety_cap;
   if (ex.attempt->klass == AttemptClass::kNoTimeout)  // "none" must mean none: only a generous safety bound
     spec.timeout = std::chrono::milliseconds(3 * std::stoll(ex.attempt->param) + 10000);
@@ -80,9 +84,9 @@ nlohmann::json probe_report(const std::string& out) {
   }
 }
 
-void record_run(AttemptRecord& rec, const SpawnPlan& plan, const LaunchResult& run) {
+void record_run(AttemptRecord& rec, const std::vector<std::string>& command, const LaunchResult& run) {
   rec.spawner_argv.clear();
-  for (const auto& a : plan.argv) rec.spawner_argv.push_back(printable_excerpt(a, 4096));
+  for (const auto& a : command) rec.spawner_argv.push_back(printable_excerpt(a, 4096));
   rec.exit = {{"started", run.started},
               {"exited", run.exited},
               {"exit_code", run.exit_code},
@@ -96,6 +100,21 @@ void record_run(AttemptRecord& rec, const SpawnPlan& plan, const LaunchResult& r
   rec.probe_report = probe_report(run.out);
   rec.stdout_excerpt = printable_excerpt(run.out, kExcerpt);
   rec.stderr_excerpt = printable_excerpt(run.err, kExcerpt);
+}
+
+// Shutdown is part of the contract: a spawner that cannot end its session
+// cleanly turns a pass into an error (an escape stays an escape).
+void end_session(AttemptRecord& rec, SpawnSession& session) {
+  try {
+    session.shutdown();
+  } catch (const std::exception& e) {
+    rec.evidence["shutdown_error"] = printable_excerpt(e.what(), 1024);
+    if (rec.verdict == Verdict::kPass) {
+      rec.verdict = Verdict::kError;
+      rec.reason = "the spawner failed to shut down the session: " + printable_excerpt(e.what(), 1024);
+    }
+  }
+  if (nlohmann::json e = session.evidence(); !e.empty()) rec.evidence["spawner"] = std::move(e);
 }
 
 }  // namespace
@@ -143,19 +162,22 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
     request.resolved = resolve(*ex.policy, tree.roots());
     request.probe_argv = probe_argv(ex, tree, io, ctx);
     request.cwd = io.cwd.string();
+    request.timeout = requested_timeout(ex);
     rec.probe_argv = request.probe_argv;
-    const SpawnPlan plan = ctx.spawner->plan(request);                          // 6. the spawner's command
+    const LaunchSpec limits = exec_limits(ex, io, ctx);
     Containment box("a" + std::to_string(ex.index) + "-" + nonce.substr(0, 8), nonce);
-    const LaunchResult run = run_process(launch_spec(plan, ex, io, ctx), &box, ctx.cancel);  // 7. spawn, drain, wait
-    record_run(rec, plan, run);                                                 //    (display only)
-    check(!run.cancelled, "interrupted");
+    auto session = ctx.spawner->open(request, limits, &box, ctx.cancel);       // 6. boot the sandbox
+    const LaunchResult run = session->exec(request, limits);                    // 7. spawn, drain, wait
+    record_run(rec, session->command_line(), run);                              //    (display only)
+    check(!run.cancelled && !(ctx.cancel && ctx.cancel->load()), "interrupted");
     check(run.started, "the spawner did not start: " + run.start_error);
     const Observation seen = observe(ex, tree, before, io, run, box, ctx);      // 8. outside evidence
     rec.evidence = seen.evidence;
     const Judgement j = judge(ex.expectation.value, seen.effect, seen.summary, seen.in_run_control);  // 9. verdict
     rec.verdict = j.verdict;
     rec.reason = j.reason;
-    rec.evidence["killed_after_judging"] = box.kill_all();                      // 10. clean up; RAII removes the rest
+    end_session(rec, *session);                                                 // 10. shut down, clean up
+    rec.evidence["killed_after_judging"] = box.kill_all();                      //     RAII removes the rest
   } catch (const std::exception& e) {
     rec.verdict = Verdict::kError;
     rec.reason = printable_excerpt(e.what(), 2048);

@@ -17,6 +17,7 @@
 #include "harness/run/plan.h"
 #include "harness/run/runner.h"
 #include "harness/run/shard.h"
+#include "harness/spawner/driver_spawner.h"
 #include "harness/spawner/spawner.h"
 
 #ifndef BREAKOUT_DATA_DIR
@@ -98,11 +99,26 @@ int cmd_list(const Paths& paths, const std::string& suite_name) {
 }
 
 struct RunOptions {
-  std::string spawner = "bwrap", suite = "default", out, only, shard;
+  std::string spawner = "bwrap", driver, suite = "default", out, only, shard;
   int jobs = 0;
   bool no_external = false;
   HistoryOptions history;
 };
+
+// A sandbox that cannot run a single attempt (a driver whose boot always
+// fails) must never look like "no escapes found": say it loudly (the exit
+// status is already 1 for errors).
+void warn_if_nothing_ran(const std::vector<AttemptRecord>& records) {
+  const AttemptRecord* first_error = nullptr;
+  for (const auto& r : records) {
+    if (r.verdict == Verdict::kSkip) continue;
+    if (r.verdict != Verdict::kError) return;
+    if (!first_error) first_error = &r;
+  }
+  if (first_error)
+    std::cerr << "breakout: FAILED: the spawner did not run a single attempt; first error: " << first_error->reason
+              << "\n";
+}
 
 int cmd_run(const Paths& paths, const RunOptions& o) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -110,7 +126,9 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   install_interrupt_flag(&g_interrupted);
   const std::optional<Shard> shard = o.shard.empty() ? std::nullopt : std::optional<Shard>(parse_shard(o.shard));
   const Suite suite = load_suite(o.suite, paths.scenarios);
-  const auto spawner = make_spawner(o.spawner, paths.spawners);
+  DriverSettings driver;
+  if (!o.driver.empty()) driver.argv = split_command_line(o.driver);
+  const auto spawner = o.driver.empty() ? make_spawner(o.spawner, paths.spawners) : make_driver_spawner(driver);
   if (auto why = spawner->unavailable_reason()) throw Error("spawner " + spawner->name() + " unavailable: " + *why);
 
   RunInfo info;
@@ -120,7 +138,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   info.spawner = spawner->name();
   info.spawner_version = spawner->version();
   info.spawner_description = spawner->description();
-  info.spawner_arg = o.spawner;
+  info.spawner_arg = o.driver.empty() ? o.spawner : "--driver " + o.driver;
   info.suite_arg = o.suite;
   for (const auto& p : suite.policies) info.policies.push_back(p.name);
   info.platform = platform_name();
@@ -170,6 +188,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   write_results(out_dir, info, records);
   print_summary(std::cout, info, records, out_dir);
   record_history(o.history, info, records);
+  warn_if_nothing_ran(records);
   return run_exit_status(records);
 }
 
@@ -194,6 +213,8 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "run a suite against a spawner; writes results.json and junit.xml");
   run->add_option("--spawner", ro.spawner, "none, a profile name (bwrap, firejail) or a profile .toml path")
       ->capture_default_str();
+  run->add_option("--driver", ro.driver,
+                  "a driver command (protocol v1, docs/drivers.md), e.g. 'python3 my_driver.py'; replaces --spawner");
   run->add_option("--suite", ro.suite, "suite name or path to a suite .toml")->capture_default_str();
   run->add_option("--out", ro.out, "results directory (default breakout-results/<run-id>-<spawner>)");
   run->add_option("--jobs", ro.jobs, "attempts run in parallel (default 4)")->check(CLI::Range(1, 64));

@@ -1,14 +1,20 @@
-// The sandbox under test, seen from the harness: it turns (policy, probe command) into a command to launch.
+// The sandbox under test, seen from the harness: sessions that boot with a policy, run commands, shut down.
 //
-// Kinds: `none` (plain spawn, the positive control: every deny must escape) and
+// Kinds: `none` (plain spawn, the positive control: every deny must escape),
 // template profiles (spawners/*.toml) that map the policy onto a CLI sandbox's
-// flags. Driver spawners (protocol v1) come with the driver issue.
+// flags, and drivers (protocol v1, docs/drivers.md) for sandboxes that are
+// libraries with sessions. Command-line kinds turn (policy, probe command) into
+// one command per exec (plan); their session boot and shutdown are no-ops.
 //
 //   auto s = make_spawner("bwrap", spawners_dir);
 //   if (auto why = s->cannot_express(policy)) skip(*why);
-//   SpawnPlan plan = s->plan(request);   // then run_process(plan.argv, ...)
+//   auto session = s->open(request, &box, &cancel);   // boot
+//   LaunchResult r = session->exec(request, limits);   // spawn, drain, wait
+//   session->shutdown();
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -16,7 +22,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/model/policy.h"
+#include "harness/platform/process.h"
 
 namespace breakout {
 
@@ -27,12 +36,33 @@ struct SpawnRequest {
   std::vector<std::string> probe_argv;          // absolute probe path + arguments
   std::string cwd;                              // where the probe must run
   std::map<std::string, std::string> caller_env;  // what the caller hands the spawner (with canaries)
+  // Per-exec variables the caller asks for on top (class env-pinned); a name may repeat.
+  std::vector<std::pair<std::string, std::string>> env_overrides;
+  // The timeout the caller asks the spawner for (nullopt: none at all). The
+  // harness's own bound on the wait is LaunchSpec::timeout.
+  std::optional<std::chrono::milliseconds> timeout;
 };
 
 struct SpawnPlan {
   std::vector<std::string> argv;  // what the harness launches
   std::vector<std::string> env;   // "NAME=value" for the launched process
   std::string cwd;
+};
+
+// The sandbox as booted for one attempt. exec may be called from several threads
+// at once when the spawner allows concurrent execs.
+class SpawnSession {
+ public:
+  virtual ~SpawnSession() = default;
+  // Runs request.probe_argv in the sandbox and waits for it. `limits` carries the
+  // timeout, the capture bound and leaked fds (its argv/env/cwd are ignored).
+  virtual LaunchResult exec(const SpawnRequest& request, const LaunchSpec& limits) = 0;
+  // What the harness launched, for the record (the spawner command, or the driver's).
+  virtual std::vector<std::string> command_line() const = 0;
+  // Ends the session; throws Error when the spawner fails to (drivers). Idempotent.
+  virtual void shutdown() = 0;
+  // The spawner's own side of the story (driver stderr, protocol notes); displayed only.
+  virtual nlohmann::json evidence() const { return nlohmann::json::object(); }
 };
 
 class Spawner {
@@ -44,6 +74,18 @@ class Spawner {
   virtual std::optional<std::string> unavailable_reason() const = 0;  // e.g. tool not installed
   virtual std::optional<std::string> cannot_express(const Policy& policy) const = 0;
   virtual SpawnPlan plan(const SpawnRequest& request) const = 0;
+
+  // Boots the sandbox for one attempt (policy and tree from `boot`). Everything
+  // it starts runs inside `box`. Default: plan()+run_process per exec.
+  // `limits.inherit_dirs` are leaked to what the harness starts (drivers: at boot).
+  virtual std::unique_ptr<SpawnSession> open(const SpawnRequest& boot, const LaunchSpec& limits, Containment* box,
+                                             const std::atomic<bool>* cancel) const;
+  // True when boot and shutdown are real steps (drivers): the session classes need them.
+  virtual bool has_sessions() const { return false; }
+  // How many execs one session runs at once (drivers: capabilities.concurrent_exec).
+  virtual int concurrent_execs() const { return 1; }
+  // Variables the spawner itself pins (driver hello.pinned_env), besides the policy's.
+  virtual std::map<std::string, std::string> pinned_env() const { return {}; }
 };
 
 // `name_or_profile`: "none", a profile name from `spawners_dir`, or a path to a .toml profile.

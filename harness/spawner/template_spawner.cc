@@ -1,6 +1,8 @@
 // Template profile loading, expansion and the Spawner built from a profile.
 #include "harness/spawner/template_spawner.h"
 
+#include "harness/spawner/driver_spawner.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -90,9 +92,11 @@ class TemplateSpawner final : public Spawner {
 
 Profile parse_profile_text(const std::string& text, const std::string& origin) {
   const toml::table root = schema::parse(text, origin);
-  schema::only_fields(root, {"name", "description", "notes", "requires", "version", "command", "writable_root",
+  schema::only_fields(root, {"kind", "name", "description", "notes", "requires", "version", "command", "writable_root",
                              "deny_read_dir", "deny_read_file", "env_set", "env_unset", "network"},
                       origin);
+  if (const auto kind = schema::optional_string(root, "kind", origin); kind && *kind != "template")
+    schema::fail("bad-kind", origin, "kind must be \"template\" or \"driver\" (drivers: docs/drivers.md)");
   Profile p;
   p.name = schema::required_string(root, "name", origin);
   p.description = schema::required_string(root, "description", origin);
@@ -196,7 +200,11 @@ std::unique_ptr<Spawner> make_spawner(const std::string& name_or_profile, const 
   if (file.extension() != ".toml") file = spawners_dir / (name_or_profile + ".toml");
   if (!fs::exists(file))
     throw Error("[no-spawner] no spawner '" + name_or_profile + "' (looked for " + file.string() + ")");
-  return make_template_spawner(load_profile_file(file));
+  const std::string text = schema::read_file(file.string());
+  const toml::table root = schema::parse(text, file.string());
+  if (root["kind"].value<std::string>() == std::optional<std::string>("driver"))
+    return make_driver_spawner(parse_driver_profile(root, file.string(), fs::absolute(file).parent_path()));
+  return make_template_spawner(parse_profile_text(text, file.string()));
 }
 
 std::vector<std::string> list_spawners(const fs::path& spawners_dir) {

@@ -85,6 +85,7 @@
 #include <utility>
 
 #include "harness/core/error.h"
+#include "harness/platform/posix/spawn.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -551,27 +552,26 @@ std::string Containment::mechanism() const {
 // ---------------------------------------------------------------------------
 // run_process
 
-LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::atomic<bool>* cancel) {
-  LaunchResult r;
-  if (spec.argv.empty()) {
-    r.start_error = "empty argv";
-    return r;
-  }
-  std::string exe;
-  if (!resolve_executable(spec.argv[0], spec.env, &exe, &r.start_error)) return r;
+namespace {
 
-  auto sys_fail = [&r](const std::string& step) {
-    r.start_error = step + ": " + std::strerror(errno);
-    return r;
+using Process = bp::basic_process<asio::io_context::executor_type>;
+
+// Forks and execs spec.argv inside `box` with in_fd/out_fd/err_fd as its
+// stdin/stdout/stderr (the caller closes its copies afterwards). Returns the
+// process, or nullopt with *error set (a child that failed before execve is
+// reaped here).
+std::optional<Process> launch(asio::io_context& ctx, const LaunchSpec& spec, Containment* box, int in_fd,
+                              int out_fd, int err_fd, std::string* error) {
+  std::string exe;
+  if (spec.argv.empty()) {
+    *error = "empty argv";
+    return std::nullopt;
+  }
+  if (!resolve_executable(spec.argv[0], spec.env, &exe, error)) return std::nullopt;
+  auto sys_fail = [error](const std::string& step) {
+    *error = step + ": " + std::strerror(errno);
+    return std::nullopt;
   };
-  UniqueFd devnull(above_stdio(::open("/dev/null", O_RDONLY | O_CLOEXEC)));
-  if (devnull.get() < 0) return sys_fail("open /dev/null");
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) return sys_fail("pipe2");
-  UniqueFd out_r(above_stdio(p[0])), out_w(above_stdio(p[1]));
-  if (::pipe2(p, O_CLOEXEC) != 0) return sys_fail("pipe2");
-  UniqueFd err_r(above_stdio(p[0])), err_w(above_stdio(p[1]));
-  if (out_r.get() < 0 || out_w.get() < 0 || err_r.get() < 0 || err_w.get() < 0) return sys_fail("fcntl F_DUPFD");
 
   std::vector<const char*> argv;
   for (const std::string& a : spec.argv) argv.push_back(a.c_str());
@@ -590,8 +590,6 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
   volatile int* step = static_cast<volatile int*>(page);
   *step = kStepStdio;
 
-  using Process = bp::basic_process<asio::io_context::executor_type>;
-  asio::io_context ctx;
   bp::posix::default_launcher launcher;
   launcher.env = envp.data();
   ChildSetup setup{box != nullptr ? box->cgroup_procs_fd() : -1, spec.cwd.empty() ? nullptr : spec.cwd.c_str(),
@@ -599,13 +597,16 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
   // Deliberate leaks (class fd-leak). Parent copies sit above every target number,
   // so no dup2 onto a target clobbers another leak's source.
   std::vector<UniqueFd> leaked;
-  if (spec.inherit_dirs.size() > kMaxInheritedDirs) return sys_fail("too many inherit_dirs");
+  if (spec.inherit_dirs.size() > kMaxInheritedDirs) {
+    *error = "too many inherit_dirs";
+    return std::nullopt;
+  }
   int highest = 2;
   for (const auto& d : spec.inherit_dirs) highest = std::max(highest, d.number);
   for (const auto& d : spec.inherit_dirs) {
     if (d.number < 3) {
-      r.start_error = "inherit_dirs: fd number " + std::to_string(d.number) + " is below 3";
-      return r;
+      *error = "inherit_dirs: fd number " + std::to_string(d.number) + " is below 3";
+      return std::nullopt;
     }
     UniqueFd dir(::open(d.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (dir.get() < 0) return sys_fail("open inherited dir " + d.path);
@@ -618,9 +619,8 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
   }
   std::optional<Process> proc;
   bp::error_code ec;
-  const auto t0 = Clock::now();
   try {
-    bp::process_stdio stdio{devnull.get(), out_w.get(), err_w.get()};
+    bp::process_stdio stdio{in_fd, out_fd, err_fd};
     const char** args = argv.data();
     proc.emplace(launcher(ctx.get_executor(), ec, std::filesystem::path(exe), args, stdio, setup));
   } catch (const std::exception& e) {
@@ -630,21 +630,55 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
       while (::waitpid(launcher.pid, nullptr, 0) < 0 && errno == EINTR) {
       }
     }
-    r.start_error = "launch " + exe + ": " + e.what();
-    return r;
+    *error = "launch " + exe + ": " + e.what();
+    return std::nullopt;
   }
-  out_w.reset();
-  err_w.reset();
-  devnull.reset();
   if (ec) {
     if (launcher.pid > 0) {  // forked, but the child failed before/at execve and _exit()ed
       while (::waitpid(launcher.pid, nullptr, 0) < 0 && errno == EINTR) {
       }
     }
-    r.start_error = std::string(step_name(*step)) + " for " + exe + ": " + ec.message();
-    if (*step == kStepChdir) r.start_error += " (cwd " + spec.cwd + ")";
-    return r;
+    *error = std::string(step_name(*step)) + " for " + exe + ": " + ec.message();
+    if (*step == kStepChdir) *error += " (cwd " + spec.cwd + ")";
+    return std::nullopt;
   }
+  return proc;
+}
+
+}  // namespace
+
+int spawn_with_stdio(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd, int err_fd,
+                     std::string* error) {
+  asio::io_context ctx;
+  std::optional<Process> proc = launch(ctx, spec, box, in_fd, out_fd, err_fd, error);
+  if (!proc) return -1;
+  const int pid = proc->id();
+  proc->detach();  // the caller reaps it with waitpid
+  return pid;
+}
+
+LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::atomic<bool>* cancel) {
+  LaunchResult r;
+  auto sys_fail = [&r](const std::string& step) {
+    r.start_error = step + ": " + std::strerror(errno);
+    return r;
+  };
+  UniqueFd devnull(above_stdio(::open("/dev/null", O_RDONLY | O_CLOEXEC)));
+  if (devnull.get() < 0) return sys_fail("open /dev/null");
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return sys_fail("pipe2");
+  UniqueFd out_r(above_stdio(p[0])), out_w(above_stdio(p[1]));
+  if (::pipe2(p, O_CLOEXEC) != 0) return sys_fail("pipe2");
+  UniqueFd err_r(above_stdio(p[0])), err_w(above_stdio(p[1]));
+  if (out_r.get() < 0 || out_w.get() < 0 || err_r.get() < 0 || err_w.get() < 0) return sys_fail("fcntl F_DUPFD");
+
+  asio::io_context ctx;
+  const auto t0 = Clock::now();
+  std::optional<Process> proc = launch(ctx, spec, box, devnull.get(), out_w.get(), err_w.get(), &r.start_error);
+  out_w.reset();
+  err_w.reset();
+  devnull.reset();
+  if (!proc) return r;
   r.started = true;
   r.pid = proc->id();
   bool reaped = false;

@@ -1,0 +1,228 @@
+// Driver protocol v1: request builders and the strict answer parser (docs/drivers.md).
+#include "harness/driver/protocol.h"
+
+#include <array>
+
+#include "harness/core/text.h"
+
+namespace breakout::driver {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::size_t kExcerpt = 200;
+constexpr std::size_t kMaxNameLen = 256;
+constexpr std::size_t kMaxPinned = 256;
+
+std::string excerpt(std::string_view s) { return printable_excerpt(s, kExcerpt); }
+
+// Brackets outside strings, counted before nlohmann sees the text: a line of
+// 64 MiB of '[' must not become 64 Mi nested values.
+std::size_t nesting_depth(std::string_view s) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : s) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+    else if ((c == ']' || c == '}') && depth > 0) --depth;
+    if (deepest > kMaxNesting) break;
+  }
+  return deepest;
+}
+
+const json& field(const Response& r, const char* name) {
+  static const json missing;
+  const auto it = r.body.find(name);
+  return it == r.body.end() ? missing : *it;
+}
+
+std::string string_field(const Response& r, const char* name, bool required) {
+  const json& v = field(r, name);
+  if (v.is_string()) return v.get<std::string>();
+  if (!required && v.is_null()) return "";
+  throw ProtocolError(std::string("answer ") + std::to_string(r.id) + ": \"" + name + "\" must be a string");
+}
+
+std::optional<int> small_int_or_null(const Response& r, const char* name, int lo, int hi) {
+  const json& v = field(r, name);
+  if (v.is_null()) return std::nullopt;
+  if (v.is_number_integer()) {
+    const long long n = v.get<long long>();
+    if (n >= lo && n <= hi) return static_cast<int>(n);
+  }
+  throw ProtocolError(std::string("answer ") + std::to_string(r.id) + ": \"" + name + "\" must be null or an integer in [" +
+                      std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
+}  // namespace
+
+bool is_error_code(std::string_view code) {
+  static constexpr std::array<std::string_view, 6> kCodes = {"unsupported", "invalid",   "boot_failed",
+                                                             "exec_failed", "no_session", "internal"};
+  for (const auto c : kCodes)
+    if (c == code) return true;
+  return false;
+}
+
+std::string hello_request(long long id) {
+  return json{{"id", id}, {"op", "hello"}, {"protocol", kProtocolVersion}}.dump();
+}
+
+std::string boot_request(long long id, const std::string& session, const BootPolicy& p) {
+  json env = {{"set", p.env_set}};
+  if (!p.env_inherit) env["inherit"] = "all";
+  else if (p.env_inherit->empty()) env["inherit"] = "none";
+  else env["inherit"] = *p.env_inherit;
+  json policy = {{"workspace", p.workspace ? json(*p.workspace) : json(nullptr)},
+                 {"writable_roots", p.writable_roots},
+                 {"deny_read", p.deny_read},
+                 {"network", p.network},
+                 {"env", env}};
+  return json{{"id", id}, {"op", "boot"}, {"session", session}, {"policy", policy}}.dump(-1, ' ', false,
+                                                                                         json::error_handler_t::replace);
+}
+
+std::string exec_request(long long id, const std::string& session, const std::vector<std::string>& argv,
+                         const std::optional<std::string>& cwd,
+                         const std::vector<std::pair<std::string, std::string>>& env,
+                         std::optional<double> timeout_s) {
+  auto q = [](const std::string& s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); };
+  json head = {{"id", id}, {"op", "exec"}, {"session", session}, {"argv", argv},
+               {"cwd", cwd ? json(*cwd) : json(nullptr)},
+               {"timeout_s", timeout_s ? json(*timeout_s) : json(nullptr)}};
+  std::string text = head.dump(-1, ' ', false, json::error_handler_t::replace);
+  // The env object is written by hand so that a repeated name stays repeated
+  // (RFC 8259 §4 leaves duplicate names to the parser: exactly what is tested).
+  std::string envtext = "{";
+  for (std::size_t i = 0; i < env.size(); ++i) envtext += (i ? "," : "") + q(env[i].first) + ":" + q(env[i].second);
+  envtext += "}";
+  text.insert(text.size() - 1, ",\"env\":" + envtext);
+  return text;
+}
+
+std::string shutdown_request(long long id, const std::string& session) {
+  return json{{"id", id}, {"op", "shutdown"}, {"session", session}}.dump();
+}
+
+std::string write_file_request(long long id, const std::string& session, const std::string& path,
+                               const std::string& content) {
+  return json{{"id", id}, {"op", "write_file"}, {"session", session}, {"path", path}, {"content", content}}.dump(
+      -1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string read_file_request(long long id, const std::string& session, const std::string& path) {
+  return json{{"id", id}, {"op", "read_file"}, {"session", session}, {"path", path}}.dump(
+      -1, ' ', false, json::error_handler_t::replace);
+}
+
+Response parse_response(std::string_view line) {
+  if (nesting_depth(line) > kMaxNesting)
+    throw ProtocolError("answer nested deeper than " + std::to_string(kMaxNesting) + " levels: " + excerpt(line));
+  Response r;
+  try {
+    r.body = json::parse(line);
+  } catch (const json::exception&) {
+    throw ProtocolError("not a JSON object: " + excerpt(line));
+  }
+  if (!r.body.is_object()) throw ProtocolError("not a JSON object: " + excerpt(line));
+  const json& id = r.body.contains("id") ? r.body["id"] : json();
+  if (!id.is_number_integer()) throw ProtocolError("answer without an integer \"id\": " + excerpt(line));
+  r.id = id.get<long long>();
+  const json& ok = r.body.contains("ok") ? r.body["ok"] : json();
+  if (!ok.is_boolean()) throw ProtocolError("answer " + std::to_string(r.id) + " without a boolean \"ok\"");
+  r.ok = ok.get<bool>();
+  if (!r.ok) {
+    const json& e = r.body.contains("error") ? r.body["error"] : json();
+    const bool valid = e.is_object() && e.contains("code") && e["code"].is_string();
+    const std::string code = valid ? e["code"].get<std::string>() : "";
+    r.error_code = is_error_code(code) ? code : "internal";
+    std::string message = valid && e.contains("message") && e["message"].is_string() ? e["message"].get<std::string>() : "";
+    if (!valid) message = "failure without a valid error object";
+    else if (!is_error_code(code)) message = "(unknown code " + excerpt(code) + ") " + message;
+    r.error_message = printable_excerpt(message, 2048);
+  }
+  return r;
+}
+
+void expect_ok(const Response& r) {
+  if (!r.ok) throw DriverFailure(r.error_code, r.error_message);
+}
+
+Hello parse_hello(const Response& r) {
+  expect_ok(r);
+  Hello h;
+  const json& protocol = field(r, "protocol");
+  if (!protocol.is_number_integer() || protocol.get<long long>() != kProtocolVersion)
+    throw ProtocolError("hello: the driver speaks protocol " + excerpt(protocol.dump()) + ", breakout speaks 1");
+  h.name = printable_excerpt(string_field(r, "name", true), kMaxNameLen);
+  h.version = printable_excerpt(string_field(r, "version", false), kMaxNameLen);
+  h.platform = printable_excerpt(string_field(r, "platform", true), 32);
+  const json& caps = field(r, "capabilities");
+  if (!caps.is_object()) throw ProtocolError("hello: \"capabilities\" must be an object");
+  if (caps.contains("network")) {
+    if (!caps["network"].is_array()) throw ProtocolError("hello: capabilities.network must be a list");
+    for (const auto& m : caps["network"]) {
+      if (!m.is_string() || (m != "none" && m != "loopback" && m != "full"))
+        throw ProtocolError("hello: capabilities.network holds " + excerpt(m.dump()));
+      h.capabilities.network.push_back(m.get<std::string>());
+    }
+  }
+  auto flag = [&](const char* name) {
+    if (!caps.contains(name)) return false;
+    if (!caps[name].is_boolean()) throw ProtocolError(std::string("hello: capabilities.") + name + " must be a boolean");
+    return caps[name].get<bool>();
+  };
+  h.capabilities.deny_read = flag("deny_read");
+  h.capabilities.fs = flag("fs");
+  if (caps.contains("concurrent_exec")) {
+    const json& c = caps["concurrent_exec"];
+    if (!c.is_number_integer() || c.get<long long>() < 1 || c.get<long long>() > 1024)
+      throw ProtocolError("hello: capabilities.concurrent_exec must be an integer in [1, 1024]");
+    h.capabilities.concurrent_exec = static_cast<int>(c.get<long long>());
+  }
+  const json& pinned = field(r, "pinned_env");
+  if (!pinned.is_null()) {
+    if (!pinned.is_object() || pinned.size() > kMaxPinned)
+      throw ProtocolError("hello: \"pinned_env\" must be an object of at most 256 strings");
+    for (const auto& [k, v] : pinned.items()) {
+      if (!v.is_string() || k.empty() || k.size() > kMaxNameLen || k.find('=') != std::string::npos)
+        throw ProtocolError("hello: pinned_env entry " + excerpt(k) + " is not NAME (no '=') -> string");
+      h.pinned_env[k] = v.get<std::string>();
+    }
+  }
+  return h;
+}
+
+std::string parse_boot(const Response& r) {
+  expect_ok(r);
+  return string_field(r, "workspace", false);
+}
+
+ExecResult parse_exec(const Response& r) {
+  expect_ok(r);
+  ExecResult x;
+  x.exit_code = small_int_or_null(r, "exit_code", -2147483647, 2147483647);
+  x.signal = small_int_or_null(r, "signal", 1, 128);
+  x.out = string_field(r, "stdout", false);
+  x.err = string_field(r, "stderr", false);
+  const json& t = field(r, "timed_out");
+  if (!t.is_null() && !t.is_boolean()) throw ProtocolError("exec: \"timed_out\" must be a boolean");
+  x.timed_out = t.is_boolean() && t.get<bool>();
+  if (!x.exit_code && !x.signal && !x.timed_out)
+    throw ProtocolError("exec: the answer has neither exit_code, signal nor timed_out");
+  return x;
+}
+
+std::string parse_read_file(const Response& r) {
+  expect_ok(r);
+  return string_field(r, "content", true);
+}
+
+}  // namespace breakout::driver
