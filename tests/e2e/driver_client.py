@@ -3,18 +3,22 @@ from __future__ import annotations
 
 import json
 import os
-import queue
+import shutil
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DRIVERS = REPO / "drivers" / "python"
 FIXTURE_DRIVERS = Path(__file__).resolve().parent / "fixtures" / "drivers"
 REFERENCE = DRIVERS / "reference_driver.py"
 PYTHON = sys.executable
+sys.path.insert(0, str(DRIVERS))  # the test modules import breakout_driver too
 
 
 class Driver:
@@ -22,7 +26,7 @@ class Driver:
     `send`/`wait` split that for concurrent requests. Replies are read by a thread, so a test
     never deadlocks on a full pipe; stderr is collected likewise."""
 
-    def __init__(self, cmd: list[str], env: dict[str, str] | None = None) -> None:
+    def __init__(self, cmd: list[str], env: dict[str, str] | None = None, read_stdout: bool = True) -> None:
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
         self._next = 100
@@ -31,7 +35,8 @@ class Driver:
         self.raw_lines: list[bytes] = []
         self._arrived = threading.Condition()
         self.stderr = bytearray()
-        threading.Thread(target=self._read_out, daemon=True).start()
+        if read_stdout:  # else the test reads self.proc.stdout itself
+            threading.Thread(target=self._read_out, daemon=True).start()
         threading.Thread(target=self._read_err, daemon=True).start()
 
     def _read_out(self) -> None:
@@ -103,12 +108,19 @@ def policy(workspace: str | None, *, writable=(), deny=(), network="none", inher
             "network": network, "env": {"inherit": inherit, "set": env_set or {}}}
 
 
+def booted(d: Driver, ws, **pol) -> Driver:
+    d.ok("hello", protocol=1)
+    d.ok("boot", session="s1", policy=policy(str(ws), **pol))
+    return d
+
+
 def driver_cmd(script: Path | str, *args: str) -> list[str]:
     return [PYTHON, str(script), *args]
 
 
 def pids_with(marker: str) -> list[int]:
-    """Live (non-zombie) processes whose command line contains marker."""
+    """Live (non-zombie) processes whose command line starts with marker (e.g. "sleep\0<n>": the
+    sleep processes themselves, not the bwrap or shell whose arguments mention them)."""
     found = []
     for d in os.listdir("/proc"):
         if not d.isdigit() or int(d) == os.getpid():
@@ -118,7 +130,7 @@ def pids_with(marker: str) -> list[int]:
             stat = Path(f"/proc/{d}/stat").read_bytes()
         except OSError:
             continue
-        if marker.encode() in cmdline and stat.rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X"):
+        if cmdline.startswith(marker.encode()) and stat.rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X"):
             found.append(int(d))
     return found
 
@@ -136,3 +148,46 @@ def kill_pids(marker: str) -> None:
             os.kill(pid, 9)
         except ProcessLookupError:
             pass
+
+
+# ---- pytest fixtures shared by the driver test modules (import them by name) -------------------
+
+CANARY = "AKIA-canary-" + uuid.uuid4().hex
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """workspace, a sibling directory with a secret, and a name-prefix sibling (ws-sibling)."""
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    sibling = tmp_path / "sibling"
+    sibling.mkdir()
+    (sibling / "secret").write_text("sibling secret\n")
+    (tmp_path / "ws-sibling").mkdir()
+    return tmp_path
+
+
+@pytest.fixture
+def start(tmp_path):
+    """start(cmd) -> Driver with the caller's env plus a secret canary; killed at teardown."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    started: list[Driver] = []
+
+    def run(cmd=None, **options) -> Driver:
+        env = dict(os.environ, AWS_SECRET_ACCESS_KEY=CANARY, HOME=str(tmp_path / "home"))
+        d = Driver(cmd or driver_cmd(REFERENCE), env=env, **options)
+        started.append(d)
+        return d
+
+    yield run
+    for d in started:
+        d.kill()
+
+
+@pytest.fixture
+def marker():
+    """A unique `sleep` duration: processes of this test are found in /proc by it and killed after."""
+    m = f"{900 + uuid.uuid4().int % 90}.{uuid.uuid4().int % 10**6:06d}"
+    yield m
+    kill_pids(f"sleep\0{m}")

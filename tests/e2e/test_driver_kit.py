@@ -7,65 +7,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import threading
 import time
-import uuid
 
 import pytest
 
-from driver_client import (DRIVERS, REFERENCE, Driver, driver_cmd, kill_pids, pids_with, policy,
-                           wait_no_pids)
-
-sys.path.insert(0, str(DRIVERS))
-from breakout_driver import DriverServer, Policy, compose_env, posix_acl  # noqa: E402
-
-CANARY = "AKIA-canary-" + uuid.uuid4().hex
-
-
-@pytest.fixture
-def tree(tmp_path):
-    """workspace, a sibling directory with a secret, and a name-prefix sibling (ws-sibling)."""
-    ws = tmp_path / "ws"
-    (ws / "sub").mkdir(parents=True)
-    sibling = tmp_path / "sibling"
-    sibling.mkdir()
-    (sibling / "secret").write_text("sibling secret\n")
-    (tmp_path / "ws-sibling").mkdir()
-    return tmp_path
-
-
-@pytest.fixture
-def start(tmp_path):
-    """start(cmd) -> Driver with the caller's env plus a secret canary; killed at teardown."""
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed")
-    started: list[Driver] = []
-
-    def run(cmd=None) -> Driver:
-        env = dict(os.environ, AWS_SECRET_ACCESS_KEY=CANARY, HOME=str(tmp_path / "home"))
-        d = Driver(cmd or driver_cmd(REFERENCE), env=env)
-        started.append(d)
-        return d
-
-    yield run
-    for d in started:
-        d.kill()
-
-
-@pytest.fixture
-def marker():
-    """A unique `sleep` duration: processes of this test are found in /proc by it and killed after."""
-    m = f"{900 + uuid.uuid4().int % 90}.{uuid.uuid4().int % 10**6:06d}"
-    yield m
-    kill_pids(f"sleep\0{m}")
-
-
-def booted(d: Driver, ws, **pol) -> Driver:
-    d.ok("hello", protocol=1)
-    d.ok("boot", session="s1", policy=policy(str(ws), **pol))
-    return d
-
+from driver_client import (CANARY, Driver, booted, marker, pids_with, policy, start,  # noqa: F401
+                           tree, wait_no_pids)
+from breakout_driver import DriverServer, Policy, compose_env, posix_acl  # driver_client set sys.path
 
 def env_of(d: Driver, session="s1", env=None) -> dict[str, str]:
     r = d.ok("exec", session=session, argv=["env", "-0"], cwd=None, env=env or {}, timeout_s=10)
