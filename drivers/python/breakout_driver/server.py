@@ -69,15 +69,17 @@ class DriverServer:
     def __init__(self, booter_factory: BooterFactory, *, name: str, version: str,
                  capabilities: Mapping[str, Any] | None = None,
                  pinned_env: Mapping[str, str] | None = None, platform: str | None = None,
-                 command_style: Literal["argv", "shell"] = "argv",
+                 command_style: Literal["argv", "shell"] | Callable[[list[str]], Any] = "argv",
                  env_style: Literal["computed", "overrides"] = "computed",
                  max_line: int = DEFAULT_MAX_LINE,
                  stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
-        """command_style "shell" hands the booter ``shlex.join(argv)`` instead of the argv list.
+        """command_style "shell" hands the booter ``shlex.join(argv)`` (POSIX sh quoting) instead
+        of the argv list; a callable formats the command itself (e.g. ``subprocess.list2cmdline``).
         env_style "computed" hands it the complete child environment (protocol semantics, see
         :func:`compose_env`); "overrides" only the caller's per-call variables, for booters that
         merge them into an environment of their own (the harness then judges what they do)."""
-        if command_style not in ("argv", "shell") or env_style not in ("computed", "overrides"):
+        if (not callable(command_style) and command_style not in ("argv", "shell")) \
+                or env_style not in ("computed", "overrides"):
             raise ValueError("command_style must be argv|shell, env_style computed|overrides")
         self.factory = booter_factory
         self.name, self.version = name, version
@@ -293,7 +295,11 @@ class DriverServer:
         overrides = get_env_map(req.get("env"), "'env'")
         timeout = get_timeout(req.get("timeout_s"))
         booter = self._booted(entry)
-        command: Any = shlex.join(argv) if self.command_style == "shell" else argv
+        command: Any = argv
+        if callable(self.command_style):
+            command = self.command_style(argv)
+        elif self.command_style == "shell":
+            command = shlex.join(argv)
         env = self.child_env(entry.session, overrides) if self.env_style == "computed" else overrides
         try:
             raw = self.call(booter.exec, command, cwd=cwd, env=env, timeout=timeout)
