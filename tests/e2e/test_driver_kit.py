@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from driver_client import (CANARY, Driver, booted, marker, pids_with, policy, start,  # noqa: F401
+from driver_client import (CANARY, DRIVERS, REPO, Driver, booted, driver_cmd, marker, pids_with, policy, start,  # noqa: F401
                            tree, wait_no_pids)
 from breakout_driver import DriverServer, Policy, compose_env, posix_acl  # driver_client set sys.path
 
@@ -418,3 +418,82 @@ def test_acl_revoke_restores_a_previous_entry_of_the_same_uid(acl_dir):
     g = posix_acl.grant(acl_dir, 65534, 7)
     posix_acl.revoke(acl_dir, 65534, g)
     assert acl_state(acl_dir) == before
+
+
+# ---- the examples ------------------------------------------------------------------------------
+
+EXAMPLES = DRIVERS / "examples"
+
+
+def test_minimal_example_is_short_and_verbatim_in_the_doc():
+    src = (EXAMPLES / "minimal_bwrap.py").read_text()
+    assert len(src.splitlines()) < 50
+    assert "```python\n" + src + "```" in (REPO / "docs" / "driver-kit.md").read_text()
+
+
+def test_minimal_example_works(start, tree, marker):
+    ws = tree / "ws"
+    d = booted(start(driver_cmd(EXAMPLES / "minimal_bwrap.py")), ws)
+    assert env_of(d, env={"http_proxy": "x", "HTTP_PROXY": "y"})["HTTP_PROXY"] == "http://127.0.0.1:9"
+    assert "http_proxy" not in env_of(d, env={"http_proxy": "x"})
+    r = d.ok("exec", session="s1", argv=["sh", "-c", "pwd; touch f"], cwd=str(ws / "sub"), env={}, timeout_s=5)
+    assert r["stdout"] == f"{ws / 'sub'}\n" and (ws / "sub" / "f").exists()
+    r = d.ok("exec", session="s1", argv=["sh", "-c", f"sleep {marker} & sleep {marker}"], cwd=None, env={}, timeout_s=1)
+    assert r["timed_out"] and wait_no_pids(f"sleep\0{marker}", 2.0) == []
+    d.send("exec", session="s1", argv=["sleep", marker], cwd=None, env={}, timeout_s=None)
+    end = time.monotonic() + 10
+    while not pids_with(f"sleep\0{marker}") and time.monotonic() < end:
+        time.sleep(0.05)
+    d.ok("shutdown", session="s1")
+    assert wait_no_pids(f"sleep\0{marker}", 2.0) == []
+
+
+FAKE_NATIVE = """
+# A Linux stand-in for AstrBot's NativeBooter with two of its seed-002 flaws (comments 4 and 5).
+import asyncio, os, subprocess, tempfile, types
+
+class NativeBooter:
+    async def boot(self, session_id):
+        self._sandbox = types.SimpleNamespace(workdir=tempfile.mkdtemp(prefix="fake-native-"))
+
+    async def exec(self, command, cwd=None, env=None, timeout=300, shell=True):
+        child_env = {**{k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")},
+                     "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"}
+        if env:
+            child_env.update(env)  # after the poisoning: comment 5
+        p = await asyncio.to_thread(subprocess.run, command, shell=True, cwd=self._sandbox.workdir,  # cwd ignored: 4
+                                    env=child_env, capture_output=True, timeout=timeout or 120)
+        return {"stdout": p.stdout.decode(), "stderr": "", "exit_code": p.returncode}
+
+    async def shutdown(self):
+        os.rmdir(self._sandbox.workdir)
+"""
+
+
+def test_astrbot_adapter_without_astrbot_exits_with_a_message(tmp_path):
+    p = subprocess.run(driver_cmd(EXAMPLES / "astrbot_native_adapter.py"), input=b"", capture_output=True,
+                       timeout=30, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert p.returncode == 2 and b"astrbot.core.computer.booters.native" in p.stderr and p.stdout == b""
+
+
+def test_astrbot_adapter_wraps_the_booter_as_it_is(start, tmp_path):
+    pkg = tmp_path / "site" / "astrbot" / "core" / "computer" / "booters"
+    pkg.mkdir(parents=True)
+    for d in [pkg, *pkg.parents][:4]:
+        (d / "__init__.py").write_text("")
+    (pkg / "native.py").write_text(FAKE_NATIVE)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    d = Driver(driver_cmd(EXAMPLES / "astrbot_native_adapter.py"), env=env)
+    try:
+        hello = d.ok("hello", protocol=1)
+        assert hello["platform"] == "windows" and hello["capabilities"]["network"] == ["none"]
+        ws = d.ok("boot", session="s", policy=policy(None))["workspace"]
+        assert os.path.basename(ws).startswith("fake-native-")
+        r = d.ok("exec", session="s", argv=["sh", "-c", "pwd; echo $HTTP_PROXY"], cwd="/", env={"HTTP_PROXY": "evil"},
+                 timeout_s=5)
+        assert r["stdout"] == f"{ws}\nevil\n"  # the adapter hides neither flaw: the harness will see both
+        d.ok("shutdown", session="s")
+        assert not os.path.exists(ws)
+        assert d.close() == 0
+    finally:
+        d.kill()
