@@ -16,7 +16,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 DRIVERS = REPO / "drivers" / "python"
 FIXTURE_DRIVERS = Path(__file__).resolve().parent / "fixtures" / "drivers"
-REFERENCE = DRIVERS / "reference_driver.py"
+# The driver the reference tests speak to; point it at another driver script to see what it breaks.
+REFERENCE = Path(os.environ.get("BREAKOUT_DRIVER_UNDER_TEST", DRIVERS / "reference_driver.py"))
 PYTHON = sys.executable
 sys.path.insert(0, str(DRIVERS))  # the test modules import breakout_driver too
 
