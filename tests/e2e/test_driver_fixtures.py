@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from driver_client import (FIXTURE_DRIVERS, REFERENCE, booted, driver_cmd, marker, pids_with,  # noqa: F401
+from driver_client import (FIXTURE_DRIVERS, booted, driver_cmd, marker, pids_with,  # noqa: F401
                            policy, start, tree, wait_no_pids)
 from breakout_driver import posix_acl  # driver_client put drivers/python on sys.path
 

@@ -364,7 +364,7 @@ class DriverServer:
                 threading.Thread(target=self._loop.run_forever, daemon=True, name="asyncio").start()
             return self._loop
 
-    def close(self, grace_s: float = 30.0) -> None:
+    def close(self, grace_s: float = 10.0) -> None:
         """Shut down every session still open, then give in-flight replies a moment."""
         with self._lock:
             entries = list(self._sessions.values())
