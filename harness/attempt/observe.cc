@@ -237,6 +237,21 @@ std::optional<std::string> unix_listener_address(const std::string& endpoint, co
 
 }  // namespace
 
+nlohmann::json parse_probe_report(const std::string& out) {
+  constexpr std::size_t kReportSearch = 65536;  // the report line is looked for in this tail
+  const std::string_view tail =
+      out.size() > kReportSearch ? std::string_view(out).substr(out.size() - kReportSearch) : std::string_view(out);
+  const std::size_t at = tail.rfind("BREAKOUT-REPORT ");
+  if (at == std::string_view::npos) return nullptr;
+  std::string_view line = tail.substr(at + 16);
+  line = line.substr(0, line.find('\n'));
+  try {
+    return nlohmann::json::parse(line);
+  } catch (const std::exception&) {
+    return {{"unparsed", printable_excerpt(line, 1024)}};
+  }
+}
+
 AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunContext& ctx, const std::string& nonce,
                      const std::string& env_token) {
   AttemptIo io;
@@ -269,6 +284,7 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
         }
         break;
       case TargetKind::kEnvVar:
+      case TargetKind::kEnvOverride:
         io.target_spec = ex.target->value;
         break;
     }

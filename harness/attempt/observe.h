@@ -28,6 +28,10 @@ struct AttemptIo {
   std::unique_ptr<UnixNonceListener> unix_listener;  // net:unix-workspace, unix-outside, abstract
 };
 
+// The probe's own report line ("BREAKOUT-REPORT {json}") from the tail of its
+// stdout; null when absent, {"unparsed": excerpt} when not JSON. Display only.
+nlohmann::json parse_probe_report(const std::string& out);
+
 // Creates the per-attempt io (listener sockets, paths); throws Error.
 AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
                      const std::string& nonce, const std::string& env_token);

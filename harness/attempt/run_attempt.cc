@@ -1,7 +1,9 @@
 // "Run one attempt" as a checklist: tree → io → snapshot → command → spawn → observe → judge → clean up.
 #include "harness/attempt/run_attempt.h"
 
+#include "harness/attempt/env_pinned.h"
 #include "harness/attempt/observe.h"
+#include "harness/attempt/session_checks.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
@@ -15,7 +17,6 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr std::size_t kExcerpt = 2048;        // bytes of each output channel kept in the record
-constexpr std::size_t kReportSearch = 65536;  // the probe's report line is looked for in this tail
 
 std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
                                     const RunContext& ctx) {
@@ -70,20 +71,6 @@ LaunchSpec exec_limits(const Execution& ex, const AttemptIo& io, const RunContex
   return spec;
 }
 
-nlohmann::json probe_report(const std::string& out) {
-  const std::string_view tail =
-      out.size() > kReportSearch ? std::string_view(out).substr(out.size() - kReportSearch) : std::string_view(out);
-  const std::size_t at = tail.rfind("BREAKOUT-REPORT ");
-  if (at == std::string_view::npos) return nullptr;
-  std::string_view line = tail.substr(at + 16);
-  line = line.substr(0, line.find('\n'));
-  try {
-    return nlohmann::json::parse(line);
-  } catch (const std::exception&) {
-    return {{"unparsed", printable_excerpt(line, 1024)}};
-  }
-}
-
 void record_run(AttemptRecord& rec, const std::vector<std::string>& command, const LaunchResult& run) {
   rec.spawner_argv.clear();
   for (const auto& a : command) rec.spawner_argv.push_back(printable_excerpt(a, 4096));
@@ -97,7 +84,7 @@ void record_run(AttemptRecord& rec, const std::vector<std::string>& command, con
               {"stderr_bytes", run.err_total},
               {"spawn_ms", std::chrono::duration<double, std::milli>(run.duration).count()}};
   if (!run.start_error.empty()) rec.exit["start_error"] = printable_excerpt(run.start_error, 1024);
-  rec.probe_report = probe_report(run.out);
+  rec.probe_report = parse_probe_report(run.out);
   rec.stdout_excerpt = printable_excerpt(run.out, kExcerpt);
   rec.stderr_excerpt = printable_excerpt(run.err, kExcerpt);
 }
@@ -147,6 +134,7 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
     return rec;
   }
   const auto started = Clock::now();
+  const AttemptClass klass = ex.attempt->klass;
   try {
     check(!(ctx.cancel && ctx.cancel->load()), "interrupted before start");
     const std::string nonce = random_hex(16);
@@ -156,6 +144,7 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
     request.caller_env = caller_env(tree, nonce, &env_tokens);                  // 2. caller env with canaries
     const std::string env_token = ex.target && ex.target->kind == TargetKind::kEnvVar ? env_tokens[ex.target->value] : "";
     AttemptIo io = prepare_io(ex, tree, ctx, nonce, env_token);                 // 3. listeners, heartbeat, marks
+    if (needs_sessions(klass)) plant_session_marks(tree, nonce);                //    pre-existing ACL entry + xattr
     const Snapshot before = take_snapshot(tree.roots().tree);                   // 4. host before
     request.policy = ex.policy;                                                 // 5. the probe command
     request.roots = tree.roots();
@@ -166,18 +155,30 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
     rec.probe_argv = request.probe_argv;
     const LaunchSpec limits = exec_limits(ex, io, ctx);
     Containment box("a" + std::to_string(ex.index) + "-" + nonce.substr(0, 8), nonce);
-    auto session = ctx.spawner->open(request, limits, &box, ctx.cancel);       // 6. boot the sandbox
-    const LaunchResult run = session->exec(request, limits);                    // 7. spawn, drain, wait
-    record_run(rec, session->command_line(), run);                              //    (display only)
-    check(!run.cancelled && !(ctx.cancel && ctx.cancel->load()), "interrupted");
-    check(run.started, "the spawner did not start: " + run.start_error);
-    const Observation seen = observe(ex, tree, before, io, run, box, ctx);      // 8. outside evidence
-    rec.evidence = seen.evidence;
-    const Judgement j = judge(ex.expectation.value, seen.effect, seen.summary, seen.in_run_control);  // 9. verdict
-    rec.verdict = j.verdict;
-    rec.reason = j.reason;
-    end_session(rec, *session);                                                 // 10. shut down, clean up
+    if (needs_sessions(klass)) {                                                // 6-10. lifecycle of a session
+      run_session_check(ex, ctx, tree, io, before, request, limits, box, rec);
+    } else {
+      auto session = ctx.spawner->open(request, limits, &box, ctx.cancel);     // 6. boot the sandbox
+      PinAttack pins;
+      if (klass == AttemptClass::kEnvPinned)                                    //    learn the pins, aim at them
+        pins = aim_overrides(ex.target->value, *ctx.spawner, *session, &request, limits);
+      const LaunchResult run = session->exec(request, limits);                  // 7. spawn, drain, wait
+      record_run(rec, session->command_line(), run);                            //    (display only)
+      check(!run.cancelled && !(ctx.cancel && ctx.cancel->load()), "interrupted");
+      check(run.started, "the spawner did not start: " + run.start_error);
+      const Observation seen = klass == AttemptClass::kEnvPinned                // 8. outside evidence
+                                   ? observe_overrides(ex.target->value, pins, run)
+                                   : observe(ex, tree, before, io, run, box, ctx);
+      rec.evidence = seen.evidence;
+      const Judgement j = judge(ex.expectation.value, seen.effect, seen.summary, seen.in_run_control);  // 9. verdict
+      rec.verdict = j.verdict;
+      rec.reason = j.reason;
+      end_session(rec, *session);                                               // 10. shut down, clean up
+    }
     rec.evidence["killed_after_judging"] = box.kill_all();                      //     RAII removes the rest
+  } catch (const NothingToAttempt& e) {
+    rec.verdict = Verdict::kSkip;
+    rec.reason = printable_excerpt(e.what(), 2048);
   } catch (const std::exception& e) {
     rec.verdict = Verdict::kError;
     rec.reason = printable_excerpt(e.what(), 2048);

@@ -40,6 +40,7 @@ void DriverConnection::close(std::chrono::milliseconds grace) {
     status = channel_->wait_exit(2s);
   }
   if (reader_.joinable()) reader_.join();
+  channel_->finish_stderr(status ? 500ms : 0ms);  // count what the driver wrote before it ended
   std::lock_guard lock(mu_);
   ended_ = status ? describe_wait_status(*status) : "did not exit after SIGKILL";
   if (broken_.empty()) broken_ = "connection closed";
@@ -94,8 +95,9 @@ void DriverConnection::read_answers() {
       it->second.response = std::move(r);
       cv_.notify_all();
     } else if (notes_.size() < kMaxNotes) {
-      notes_.push_back(answered_.count(r.id) ? "repeated answer for id " + std::to_string(r.id) + " ignored"
-                                             : "answer for unknown id " + std::to_string(r.id) + " ignored");
+      const bool repeat = it != pending_.end() || answered_.count(r.id);  // done, not yet collected, or collected
+      notes_.push_back(repeat ? "repeated answer for id " + std::to_string(r.id) + " ignored"
+                              : "answer for unknown id " + std::to_string(r.id) + " ignored");
     }
   }
 }
@@ -113,7 +115,10 @@ Response DriverConnection::call(const std::string& op, const std::function<std::
     std::lock_guard send_lock(send_mu_);
     channel_->send_line(build(id), kSendTimeout);
   } catch (const Error& e) {
-    mark_broken(std::string("sending ") + op + ": " + e.what());
+    // Usually the driver is gone: say how it ended, like the reader would.
+    const auto status = channel_->wait_exit(200ms);
+    mark_broken(std::string("sending ") + op + ": " + e.what() +
+                (status ? " (the driver " + describe_wait_status(*status) + ")" : ""));
   }
   std::unique_lock lock(mu_);
   const auto deadline = std::chrono::steady_clock::now() + timeout;

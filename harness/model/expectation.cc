@@ -75,6 +75,19 @@ Expectation expect_env(const std::string& name, const EnvPolicy& env) {
   return {Expected::kDenied, name + " is neither inherited nor pinned"};
 }
 
+// The spawner's pinned variables (policy env.pinned, the driver's hello, what a
+// baseline exec shows) must win over the caller, in any spelling (seed 002
+// comment 5: caller env merged after the proxy poisoning).
+Expectation expect_override(const std::string& form, const EnvPolicy& env) {
+  if (form == "control") {
+    for (const auto& n : env.inherit)
+      if (n == kOverrideControlVar)
+        return {Expected::kAllowed, std::string(kOverrideControlVar) + " is inherited and not pinned: the caller's value must arrive"};
+    return {Expected::kDenied, std::string(kOverrideControlVar) + " is not in env.inherit"};
+  }
+  return {Expected::kDenied, "pinned variables hold against a caller override (" + form + ")"};
+}
+
 }  // namespace
 
 Expectation expect(AttemptClass klass, const Target* target, const Policy& policy,
@@ -84,6 +97,13 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
     return {Expected::kDenied, "no process may outlive the spawn it belongs to"};
   if (klass == AttemptClass::kTimeoutKill)
     return {Expected::kDenied, "a timeout kills the whole process tree"};
+  if (klass == AttemptClass::kSessionShutdown)
+    return {Expected::kDenied, "shutdown ends every process of every exec of the session, also of concurrent ones"};
+  if (klass == AttemptClass::kBootFailure)
+    return {Expected::kDenied, "a refused boot leaves the host exactly as it was (files, modes, owners, xattrs, ACLs)"};
+  if (klass == AttemptClass::kSessionHygiene)
+    return {Expected::kDenied,
+            "after shutdown nothing is left: no process, and no change outside the workspace's contents"};
   check(target != nullptr, "attempt class " + std::string(to_string(klass)) + " needs a target");
   switch (klass) {
     case AttemptClass::kFsWrite:
@@ -104,6 +124,9 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
     case AttemptClass::kNetConnect:
       check(target->kind == TargetKind::kEndpoint, "[bad-target] " + target->text + " is not an endpoint");
       return expect_connect(target->value, policy.network, resolve(policy, roots), roots);
+    case AttemptClass::kEnvPinned:
+      check(target->kind == TargetKind::kEnvOverride, "[bad-target] " + target->text + " is not a pin: form");
+      return expect_override(target->value, policy.env);
     case AttemptClass::kEnvLeak:
       check(target->kind == TargetKind::kEnvVar, "[bad-target] " + target->text + " is not a variable");
       return expect_env(target->value, policy.env);

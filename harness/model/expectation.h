@@ -9,6 +9,9 @@
 
 namespace breakout {
 
+// The inherited variable a pin:control override sets (class env-pinned).
+inline constexpr const char* kOverrideControlVar = "BREAKOUT_INHERITED";
+
 enum class Expected {
   kAllowed,  // the effect must happen (a control, or an allowed target)
   kDenied,   // the effect must not happen

@@ -37,6 +37,10 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kCwd, "cwd", "cwd", false, true},
     {AttemptClass::kOutputFlood, "output-flood", "pipe-flood", false, true},
     {AttemptClass::kNoTimeout, "no-timeout", "sleep", false, true},
+    {AttemptClass::kEnvPinned, "env-pinned", "env-dump", true, false},
+    {AttemptClass::kSessionShutdown, "session-shutdown", "hang", false, false},
+    {AttemptClass::kBootFailure, "boot-failure", "exit", false, false},
+    {AttemptClass::kSessionHygiene, "session-hygiene", "spawn-escape", false, false},
 };
 
 const ClassInfo& info(AttemptClass c) {
@@ -124,6 +128,9 @@ const char* to_string(AttemptClass c) { return info(c).name; }
 bool has_targets(AttemptClass c) { return info(c).targets; }
 bool is_contract(AttemptClass c) { return info(c).contract; }
 const char* probe_for(AttemptClass c) { return info(c).probe; }
+bool needs_sessions(AttemptClass c) {
+  return c == AttemptClass::kSessionShutdown || c == AttemptClass::kBootFailure || c == AttemptClass::kSessionHygiene;
+}
 
 std::optional<AttemptClass> attempt_class_from(const std::string& s) {
   for (const auto& i : kClasses)

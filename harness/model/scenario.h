@@ -28,12 +28,18 @@ enum class AttemptClass {
   kCwd,           // contract: requested cwd honoured               -> marker file in that dir
   kOutputFlood,   // contract: stdout+stderr complete and exact     -> bytes captured outside
   kNoTimeout,     // contract: "no timeout" means none              -> marker file after the sleep
+  kEnvPinned,     // override a variable the spawner pins           -> override canary in output
+  // Session classes: need a spawner with boot/shutdown (drivers), see session_checks.h.
+  kSessionShutdown,  // outlive a shutdown sent while execs run    -> heartbeats still advancing
+  kBootFailure,      // a refused boot leaves host changes behind  -> snapshot diff (ACLs, xattrs)
+  kSessionHygiene,   // boot+exec+shutdown leaves host changes     -> snapshot diff outside the workspace
 };
 const char* to_string(AttemptClass c);
 std::optional<AttemptClass> attempt_class_from(const std::string& s);
 bool has_targets(AttemptClass c);    // fs/net/env classes aim at targets
 bool is_contract(AttemptClass c);    // exit/signal/cwd/flood/no-timeout
 const char* probe_for(AttemptClass c);  // the one probe each class runs
+bool needs_sessions(AttemptClass c);  // session-shutdown, boot-failure, session-hygiene
 
 struct Attempt {
   std::string id;            // stable, dotted: "fs.write.create"

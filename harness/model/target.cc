@@ -14,6 +14,10 @@ constexpr std::array<std::string_view, 9> kEndpoints = {
     "tcp4-external", "udp4-external", "unix-workspace", "unix-outside", "abstract"};
 }
 
+bool is_known_override_form(const std::string& form) {
+  return form == "exact" || form == "other-case" || form == "both-cases" || form == "duplicate" || form == "control";
+}
+
 bool is_known_endpoint(const std::string& endpoint) {
   for (auto e : kEndpoints)
     if (e == endpoint) return true;
@@ -51,7 +55,14 @@ Target parse_target(const std::string& text) {
       throw Error("[bad-target] bad variable name in '" + text + "'");
     return t;
   }
-  throw Error("[bad-target] target '" + text + "' must start with fs:, net: or env:");
+  if (starts("pin:")) {
+    t.kind = TargetKind::kEnvOverride;
+    t.value = text.substr(4);
+    if (!is_known_override_form(t.value))
+      throw Error("[bad-target] '" + text + "': pin: takes exact, other-case, both-cases, duplicate or control");
+    return t;
+  }
+  throw Error("[bad-target] target '" + text + "' must start with fs:, net:, env: or pin:");
 }
 
 }  // namespace breakout

@@ -10,7 +10,11 @@
 
 namespace breakout {
 
-enum class TargetKind { kPath, kEndpoint, kEnvVar };
+enum class TargetKind { kPath, kEndpoint, kEnvVar, kEnvOverride };
+
+// Forms of a caller override of the spawner's pinned variables ("pin:<form>",
+// class env-pinned); "control" overrides an inherited, unpinned variable.
+bool is_known_override_form(const std::string& form);
 
 struct Target {
   TargetKind kind{};

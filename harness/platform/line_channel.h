@@ -44,6 +44,8 @@ class LineChannel {
   virtual std::optional<int> wait_exit(std::chrono::milliseconds timeout) = 0;
   virtual void kill() = 0;  // SIGKILL to the child (not reaped here)
   virtual int pid() const = 0;
+  // Waits up to `timeout` for stderr to reach EOF (every byte counted), then stops draining.
+  virtual void finish_stderr(std::chrono::milliseconds timeout) = 0;
   virtual std::string stderr_tail() const = 0;
   virtual std::size_t stderr_total() const = 0;
 };

@@ -18,6 +18,9 @@ std::string skip_reason(const Attempt& a, const Policy& p, const std::optional<T
   if (!on_platform) return "attempt does not apply to platform " + o.platform;
   if (auto why = spawner.unavailable_reason()) return *why;
   if (auto why = spawner.cannot_express(p)) return *why;
+  if (needs_sessions(a.klass) && !spawner.has_sessions())
+    return "needs a spawner with sessions (boot, exec, shutdown: a driver, docs/drivers.md); " + spawner.name() +
+           " runs one command per exec";
   // Unix endpoints (workspace, outside, abstract) get a listener per attempt (observe.cc).
   const std::string reach = target && target->kind == TargetKind::kEndpoint ? endpoint_reach(target->value) : "";
   if (reach == "loopback" || reach == "external") {

@@ -72,7 +72,10 @@ class DriverSession final : public SpawnSession {
     } catch (const std::exception&) {
       // already recorded by whoever called shutdown(); a destructor stays quiet
     }
+    close();
   }
+
+  void close() override { conn_->close(settings_.close_grace); }
 
   LaunchResult exec(const SpawnRequest& r, const LaunchSpec& limits) override {
     LaunchResult out;
@@ -121,7 +124,6 @@ class DriverSession final : public SpawnSession {
         failure = e.what();
       }
     }
-    conn_->close(settings_.close_grace);
     if (!failure.empty()) throw Error("shutdown failed: " + failure);
   }
 

@@ -60,7 +60,11 @@ class SpawnSession {
   // What the harness launched, for the record (the spawner command, or the driver's).
   virtual std::vector<std::string> command_line() const = 0;
   // Ends the session; throws Error when the spawner fails to (drivers). Idempotent.
+  // The spawner itself stays up (a driver keeps running) until close().
   virtual void shutdown() = 0;
+  // Lets go of the spawner (a driver's stdin is closed, then it is killed):
+  // every exec still waiting returns. Idempotent; the destructor calls it.
+  virtual void close() {}
   // The spawner's own side of the story (driver stderr, protocol notes); displayed only.
   virtual nlohmann::json evidence() const { return nlohmann::json::object(); }
 };

@@ -11,11 +11,24 @@ def none_run(run_breakout):
     return run_breakout("--spawner", "none")
 
 
+SESSION_CLASSES = {"session-shutdown", "boot-failure", "session-hygiene"}
+
+
 def test_every_deny_is_an_escape(none_run):
-    denies = [a for a in none_run.attempts if a["role"] == "deny"]
+    denies = [a for a in none_run.attempts if a["role"] == "deny" and a["class"] not in SESSION_CLASSES]
     assert denies, "the default suite must contain deny attempts"
     not_escaped = [a for a in denies if a["verdict"] != "escape"]
     assert not not_escaped, none_run.explain(not_escaped)
+    assert "env-pinned" in {a["class"] for a in denies}
+
+
+def test_session_checks_are_skipped_with_their_reason_not_passed(none_run):
+    """Session checks need boot/shutdown (drivers); `none` has neither, so they skip, never pass."""
+    sessions = [a for a in none_run.attempts if a["class"] in SESSION_CLASSES]
+    assert len(sessions) == 6
+    for a in sessions:
+        assert a["verdict"] == "skip", none_run.explain([a])
+        assert "needs a spawner with sessions" in a["reason"]
 
 
 def test_every_class_of_escape_is_found(none_run):

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -151,6 +152,7 @@ class PosixLineChannel final : public LineChannel {
     const auto deadline = Clock::now() + timeout;
     auto nap = 1ms;
     for (;;) {
+      std::unique_lock lock(wait_mu_);  // the reader thread and a caller may both ask
       if (reaped_) return status_;
       int status = 0;
       const pid_t got = ::waitpid(pid_, &status, WNOHANG);
@@ -159,6 +161,7 @@ class PosixLineChannel final : public LineChannel {
         status_ = status;
         return status_;
       }
+      lock.unlock();
       if (Clock::now() >= deadline) return std::nullopt;
       std::this_thread::sleep_for(nap);
       nap = std::min(nap * 2, std::chrono::milliseconds(20));
@@ -166,9 +169,17 @@ class PosixLineChannel final : public LineChannel {
   }
 
   void kill() override {
+    std::lock_guard lock(wait_mu_);
     if (!reaped_) ::kill(pid_, SIGKILL);
   }
   int pid() const override { return pid_; }
+  void finish_stderr(std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(err_mu_);
+    err_cv_.wait_for(lock, timeout, [this] { return err_done_; });
+    lock.unlock();
+    const char byte = 'x';
+    (void)!::write(wake_w_.get(), &byte, 1);
+  }
   std::string stderr_tail() const override {
     std::lock_guard lock(err_mu_);
     return err_tail_;
@@ -180,6 +191,14 @@ class PosixLineChannel final : public LineChannel {
 
  private:
   void drain_stderr() {
+    struct Done {
+      PosixLineChannel* self;
+      ~Done() {
+        std::lock_guard lock(self->err_mu_);
+        self->err_done_ = true;
+        self->err_cv_.notify_all();
+      }
+    } done{this};
     char chunk[64 * 1024];
     for (;;) {
       pollfd p[2] = {{err_.get(), POLLIN, 0}, {wake_r_.get(), POLLIN, 0}};
@@ -187,7 +206,7 @@ class PosixLineChannel final : public LineChannel {
         if (errno == EINTR) continue;
         return;
       }
-      if (p[1].revents != 0) return;
+      if (p[1].revents != 0 && p[0].revents == 0) return;
       const ssize_t n = ::read(err_.get(), chunk, sizeof chunk);
       if (n == 0) return;
       if (n < 0) {
@@ -202,6 +221,7 @@ class PosixLineChannel final : public LineChannel {
   }
 
   Limits limits_;
+  std::mutex wait_mu_;
   int pid_ = -1;
   bool reaped_ = false;
   int status_ = 0;
@@ -210,6 +230,8 @@ class PosixLineChannel final : public LineChannel {
   std::size_t scanned_ = 0;
   bool eof_ = false;
   mutable std::mutex err_mu_;
+  std::condition_variable err_cv_;
+  bool err_done_ = false;
   std::string err_tail_;
   std::size_t err_total_ = 0;
   std::thread stderr_thread_;
