@@ -27,8 +27,18 @@ log = logging.getLogger("reference_driver")
 NAME, VERSION = "reference-bwrap", "1.0.0"
 CAPABILITIES = {"network": ["none", "full"],  # bwrap cannot do host-loopback-only (docs/spawners.md)
                 "deny_read": True, "concurrent_exec": 4, "fs": True}
-PINNED_ENV = {"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
-              "GIT_SSH_COMMAND": "exit 1"}
+# Pinned under every policy (declared in hello): the host's system git config
+# (credential helpers, hooks paths) stays out of the sandbox.
+PINNED_ENV = {"GIT_CONFIG_NOSYSTEM": "1"}
+# Proxy poisoning on top of the kernel's network denial (the seed's approach),
+# only where the policy denies the network: under network = "full" a dead proxy
+# would be an overblock (breakout flags it on net.proxy-honouring).
+NETWORK_DENIAL_PINS = {"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
+                       "GIT_SSH_COMMAND": "exit 1"}
+
+
+def policy_pins(policy) -> dict[str, str]:
+    return {} if policy.network == "full" else dict(NETWORK_DENIAL_PINS)
 KILL_WAIT_S = 2.0  # how long the namespace may take to die after bwrap was killed
 
 
@@ -221,7 +231,7 @@ def main(argv: Sequence[str] | None = None, *, booter_cls: type[BwrapBooter] = B
     args = build_parser().parse_args(argv)
     booter_cls.bwrap = shutil.which(args.bwrap) or args.bwrap
     return serve(booter_cls, name=name, version=VERSION, capabilities=CAPABILITIES,
-                 pinned_env=PINNED_ENV, server_cls=server_cls)
+                 pinned_env=PINNED_ENV, policy_pins=policy_pins, server_cls=server_cls)
 
 
 if __name__ == "__main__":

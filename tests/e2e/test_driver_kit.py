@@ -25,8 +25,7 @@ def test_hello_shape(start):
     r = start().ok("hello", protocol=1)
     assert r["protocol"] == 1 and r["platform"] == "linux" and r["name"] and r["version"]
     assert r["capabilities"] == {"network": ["none", "full"], "deny_read": True, "concurrent_exec": 4, "fs": True}
-    assert r["pinned_env"] == {"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
-                               "GIT_SSH_COMMAND": "exit 1"}
+    assert r["pinned_env"] == {"GIT_CONFIG_NOSYSTEM": "1"}  # proxies are pinned per policy (network != full)
 
 
 def test_boot_exec_shutdown(start, tree):
@@ -68,6 +67,20 @@ def test_pinned_env_holds(start, tree, override):
     assert env["NOT_PINNED"] == "passes"
 
 
+def test_policy_env_set_is_pinned_in_every_spelling(start, tree):
+    """breakout's env-pinned found this: env.set pins must beat an other-case caller variable too."""
+    d = booted(start(), tree / "ws", inherit="all", env_set={"GIT_TERMINAL_PROMPT": "0"})
+    env = env_of(d, env={"git_terminal_prompt": "1", "GIT_TERMINAL_PROMPT": "1"})
+    assert env["GIT_TERMINAL_PROMPT"] == "0" and "git_terminal_prompt" not in env
+
+
+def test_proxy_pins_only_where_the_network_is_denied(start, tree):
+    d = booted(start(), tree / "ws", network="full")
+    env = env_of(d, env={"HTTP_PROXY": "http://proxy.example:3128"})
+    assert env["HTTP_PROXY"] == "http://proxy.example:3128"  # network full: no dead proxy (no overblock)
+    assert env["GIT_CONFIG_NOSYSTEM"] == "1"
+
+
 def test_canary_inherit_none_all_and_list(start, tree):
     d = start()
     d.ok("boot", session="none", policy=policy(str(tree / "ws"), inherit="none", env_set={"SET_BY_POLICY": "1"}))
@@ -76,7 +89,8 @@ def test_canary_inherit_none_all_and_list(start, tree):
     none, all_, lst = env_of(d, "none"), env_of(d, "all"), env_of(d, "list", env={"X": "1"})
     assert CANARY not in none.values() and none["SET_BY_POLICY"] == "1"
     assert all_["AWS_SECRET_ACCESS_KEY"] == CANARY
-    assert set(lst) - {"PWD"} == {"PATH", "X", "HTTP_PROXY", "HTTPS_PROXY", "GIT_SSH_COMMAND"}  # bwrap sets PWD
+    assert set(lst) - {"PWD"} == {"PATH", "X", "HTTP_PROXY", "HTTPS_PROXY", "GIT_SSH_COMMAND",
+                                  "GIT_CONFIG_NOSYSTEM"}  # bwrap sets PWD
     assert lst["HTTP_PROXY"] == "http://127.0.0.1:9"  # pinned beats policy env.set too
 
 
@@ -351,7 +365,10 @@ def test_compose_env_order():
     pol = Policy.from_json({"workspace": None, "env": {"inherit": "all", "set": {"A": "policy", "https_proxy": "p"}}})
     env = compose_env({"A": "host", "B": "host", "Http_Proxy": "host"}, pol,
                       {"B": "caller", "C": "caller", "HTTP_PROXY": "caller"}, {"HTTP_PROXY": "pin", "HTTPS_PROXY": "pin"})
-    assert env == {"A": "policy", "B": "caller", "C": "caller", "HTTP_PROXY": "pin", "HTTPS_PROXY": "pin"}
+    # env.set entries are pins too: the policy's own lower-case https_proxy stays, the host's
+    # and caller's other spellings go.
+    assert env == {"A": "policy", "B": "caller", "C": "caller", "HTTP_PROXY": "pin", "HTTPS_PROXY": "pin",
+                   "https_proxy": "p"}
 
 
 # ---- POSIX ACL helper ---------------------------------------------------------------------------

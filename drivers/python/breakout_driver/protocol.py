@@ -137,10 +137,13 @@ def compose_env(host_env: Mapping[str, str], policy: Policy, overrides: Mapping[
     else:
         env = {n: host_env[n] for n in policy.env_inherit if n in host_env}
     env.update(overrides)
-    env.update(policy.env_set)
-    env.update(pinned)
-    folded = {n.casefold() for n in pinned}
-    return {n: v for n, v in env.items() if n in pinned or n.casefold() not in folded}
+    # Policy env.set is pinned exactly like the driver's own pins: a caller's
+    # other-case spelling of either must not survive (breakout env-pinned found
+    # this gap in an earlier version of this function).
+    every_pin = {**policy.env_set, **pinned}
+    env.update(every_pin)
+    folded = {n.casefold() for n in every_pin}
+    return {n: v for n, v in env.items() if n in every_pin or n.casefold() not in folded}
 
 
 @dataclass(frozen=True)

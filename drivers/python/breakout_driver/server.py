@@ -69,6 +69,7 @@ class DriverServer:
     def __init__(self, booter_factory: BooterFactory, *, name: str, version: str,
                  capabilities: Mapping[str, Any] | None = None,
                  pinned_env: Mapping[str, str] | None = None, platform: str | None = None,
+                 policy_pins: Callable[[Policy], Mapping[str, str]] | None = None,
                  command_style: Literal["argv", "shell"] | Callable[[list[str]], Any] = "argv",
                  env_style: Literal["computed", "overrides"] = "computed",
                  max_line: int = DEFAULT_MAX_LINE,
@@ -86,7 +87,10 @@ class DriverServer:
         self.capabilities: dict[str, Any] = {"network": ["full"], "deny_read": False,
                                              "concurrent_exec": 1, "fs": False}
         self.capabilities.update(capabilities or {})
-        self.pinned_env = dict(pinned_env or {})
+        self.pinned_env = dict(pinned_env or {})  # declared in hello: pinned under every policy
+        # Pins that depend on the policy (e.g. proxy poisoning only when network != "full");
+        # not in hello: the harness learns them from a baseline exec.
+        self.policy_pins = policy_pins
         self.platform = platform or host_platform()
         self.command_style, self.env_style = command_style, env_style
         self.max_line = max_line
@@ -227,7 +231,8 @@ class DriverServer:
             raise ProtocolError("unsupported", f"network {policy.network!r} cannot be expressed")
         if policy.deny_read and not self.capabilities.get("deny_read"):
             raise ProtocolError("unsupported", "deny_read cannot be expressed")
-        entry = _Entry(Session(sid, policy, self.pinned_env, self.host_env))
+        pins = {**self.pinned_env, **(self.policy_pins(policy) if self.policy_pins else {})}
+        entry = _Entry(Session(sid, policy, pins, self.host_env))
         with self._lock:
             if sid in self._sessions:
                 raise invalid(f"session {sid!r} already exists")
