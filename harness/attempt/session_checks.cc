@@ -156,7 +156,17 @@ void check_refused_boot(const Execution& ex, const RunContext& ctx, const Attemp
   std::this_thread::sleep_for(ctx.settle);
   const auto changes = diff_snapshots(before, take_snapshot(tree.roots().tree));
   o.evidence["host_changes"] = describe_changes(changes);
-  o.in_run_control = "";
+  // Control, after the diff so its own grants and revocations cannot blur it:
+  // the same boot without the missing root must work, or the refusal proves nothing.
+  try {
+    auto control = ctx.spawner->open(request, limits, &box, ctx.cancel);
+    control->shutdown();
+    o.in_run_control = "";
+    o.evidence["control_boot"] = "ok";
+  } catch (const std::exception& e) {
+    o.in_run_control = "the same boot without the missing root failed too: " + printable_excerpt(e.what(), 512);
+    o.evidence["control_boot"] = printable_excerpt(e.what(), 1024);
+  }
   o.effect = changes.empty() ? Effect::kNotHappened : Effect::kHappened;
   o.summary = !changes.empty() ? "the " + std::string(accepted ? "accepted" : "refused") +
                                      " boot left the host changed: " + first_change(changes)
