@@ -39,6 +39,7 @@ using namespace breakout::bench;
 struct BenchCommand {
   CLI::App* app = nullptr;
   std::string spawner, out, baseline, only, policy = "workspace-write";
+  std::string versus;  // hidden, for tests: a second profile measured in the same run and compared with --spawner
   Settings settings;
   CompareOptions compare;
   long long pipe_bytes = 8 << 20;
@@ -73,6 +74,9 @@ std::shared_ptr<BenchCommand> add_bench_command(CLI::App& app) {
       ->capture_default_str();
   b->add_option("--pipe-bytes", c->pipe_bytes, "bytes per stream for the pipe benchmark")->capture_default_str()->check(
       CLI::Range(1LL, 1LL << 30));
+  // Hidden (empty group): two real measurements interleaved in ONE run, so machine load
+  // hits both alike; tests/e2e/test_bench.py compares a fixture with a slower copy of itself.
+  b->add_option("--versus", c->versus, "testing: also measure this profile and compare it with --spawner")->group("");
   add_history_options(b, c->history);
   b->footer("Exit status: 0 measured (and no significant slowdown against --baseline), 4 a significant slowdown,\n"
             "1 a benchmark failed, 2 usage or configuration error, 130 interrupted. See docs/bench.md.");
@@ -155,8 +159,8 @@ void record_bench_history(const HistoryOptions& options, const BenchDoc& doc) {
 }
 
 // The benchmarks of one run: raw always (the ratio's denominator), then none, the spawner, its pipe.
-std::vector<Case> make_cases(const BenchCommand& c, const Spawner& spawner, const Spawner& none, const BenchTree& tree,
-                             const BenchDirs& dirs, const Policy& policy) {
+std::vector<Case> make_cases(const BenchCommand& c, const Spawner& spawner, const Spawner& none, const Spawner* versus,
+                             const BenchTree& tree, const BenchDirs& dirs, const Policy& policy) {
   const std::vector<std::string> noop = {probe_path(dirs.probes, "noop").string()};
   const std::vector<std::string> flood = {probe_path(dirs.probes, "pipe-flood").string(), "--bytes",
                                           std::to_string(c.pipe_bytes)};
@@ -166,7 +170,7 @@ std::vector<Case> make_cases(const BenchCommand& c, const Spawner& spawner, cons
   auto add = [&](const std::string& kind, const Spawner& s, const std::vector<std::string>& argv,
                  std::uint64_t bytes) {
     Case k{kind + "/" + s.name(), kind, s.name(), nullptr, "", bytes};
-    if (!c.only.empty() && !glob_match(c.only, k.name)) return;
+    if (!c.only.empty() && !glob_match(c.only, k.name) && kind != "versus") return;
     if (auto why = s.unavailable_reason()) k.skip_reason = "unavailable: " + *why;
     else if (auto cannot = s.cannot_express(policy)) k.skip_reason = "policy " + policy.name + ": " + *cannot;
     else k.target = std::make_shared<SpawnerTarget>(s, tree, argv, timeout, &g_bench_interrupted);
@@ -175,7 +179,23 @@ std::vector<Case> make_cases(const BenchCommand& c, const Spawner& spawner, cons
   add("spawn", none, noop, 0);
   if (spawner.name() != "none") add("spawn", spawner, noop, 0);
   add("pipe", spawner, flood, 2 * static_cast<std::uint64_t>(c.pipe_bytes));
+  if (versus) add("versus", *versus, noop, 0);
   return cases;
+}
+
+// --versus: spawn/<S> of this run as the base, versus/<V> renamed to spawn/<S> as the new side.
+Comparison compare_versus(const BenchDoc& doc, const std::string& spawner_name, const CompareOptions& options) {
+  BenchDoc base, now;
+  base.info = now.info = doc.info;
+  for (const auto& f : doc.figures) {
+    if (f.name == "spawn/" + spawner_name) base.figures.push_back(f);
+    if (f.kind == "versus") {
+      now.info.spawner = f.via;
+      now.figures.push_back(f);
+      now.figures.back().name = "spawn/" + spawner_name;
+    }
+  }
+  return compare_bench(base, now, options);
 }
 
 int cmd_bench(const BenchCommand& c, const BenchDirs& dirs) {
@@ -185,6 +205,7 @@ int cmd_bench(const BenchCommand& c, const BenchDirs& dirs) {
   const auto spawner = make_spawner(c.spawner, dirs.spawners);
   const auto none = make_none_spawner();
   const Policy policy = load_bench_policy(c.policy, dirs.scenarios);
+  const auto versus = c.versus.empty() ? nullptr : make_spawner(c.versus, dirs.spawners);
   std::optional<BenchDoc> baseline;
   if (!c.baseline.empty()) baseline = load_baseline_doc(c.baseline, c.history);  // fail before measuring
 
@@ -207,7 +228,7 @@ int cmd_bench(const BenchCommand& c, const BenchDirs& dirs) {
   info.settings = c.settings;
 
   BenchTree tree(policy);
-  const auto cases = make_cases(c, *spawner, *none, tree, dirs, policy);
+  const auto cases = make_cases(c, *spawner, *none, versus.get(), tree, dirs, policy);
   std::cerr << "breakout: benchmarking " << cases.size() << " cases (" << c.settings.repetitions
             << " repetitions of >= " << c.settings.min_time_s << " s, budget " << c.settings.budget_s
             << " s each)\n";
@@ -224,10 +245,9 @@ int cmd_bench(const BenchCommand& c, const BenchDirs& dirs) {
 
   nlohmann::json out = bench_json(doc);
   std::optional<Comparison> cmp;
-  if (baseline) {
-    cmp = compare_bench(*baseline, doc, c.compare);
-    out["compare"] = comparison_json(*cmp);
-  }
+  if (baseline) cmp = compare_bench(*baseline, doc, c.compare);
+  if (versus) cmp = compare_versus(doc, spawner->name(), c.compare);
+  if (cmp) out["compare"] = comparison_json(*cmp);
   const fs::path out_path = c.out.empty() ? fs::path("breakout-results") / (info.run_id + "-" + info.spawner + "-bench.json")
                                           : fs::path(c.out);
   if (out_path.has_parent_path()) fs::create_directories(out_path.parent_path());
