@@ -39,6 +39,7 @@ using namespace breakout::bench;
 struct BenchCommand {
   CLI::App* app = nullptr;
   std::string spawner, out, baseline, only, policy = "workspace-write";
+  std::vector<std::string> also;  // further spawners measured in the same run
   std::string versus;  // hidden, for tests: a second profile measured in the same run and compared with --spawner
   Settings settings;
   CompareOptions compare;
@@ -53,6 +54,7 @@ std::shared_ptr<BenchCommand> add_bench_command(CLI::App& app) {
   CLI::App* b = c->app;
   b->add_option("--spawner", c->spawner, "none, a profile name (bwrap, firejail) or a profile .toml path")
       ->required();
+  b->add_option("--also", c->also, "further spawners measured in the same, interleaved run (repeatable)");
   b->add_option("--out", c->out, "breakout.bench/1 JSON file (default breakout-results/<run-id>-<spawner>-bench.json)");
   b->add_option("--repetitions", c->settings.repetitions,
                 "repetitions per benchmark (>= 9 for a Mann-Whitney verdict)")
@@ -159,7 +161,8 @@ void record_bench_history(const HistoryOptions& options, const BenchDoc& doc) {
 }
 
 // The benchmarks of one run: raw always (the ratio's denominator), then none, the spawner, its pipe.
-std::vector<Case> make_cases(const BenchCommand& c, const Spawner& spawner, const Spawner& none, const Spawner* versus,
+std::vector<Case> make_cases(const BenchCommand& c, const Spawner& spawner, const Spawner& none,
+                             const std::vector<std::unique_ptr<Spawner>>& also, const Spawner* versus,
                              const BenchTree& tree, const BenchDirs& dirs, const Policy& policy) {
   const std::vector<std::string> noop = {probe_path(dirs.probes, "noop").string()};
   const std::vector<std::string> flood = {probe_path(dirs.probes, "pipe-flood").string(), "--bytes",
@@ -179,6 +182,11 @@ std::vector<Case> make_cases(const BenchCommand& c, const Spawner& spawner, cons
   add("spawn", none, noop, 0);
   if (spawner.name() != "none") add("spawn", spawner, noop, 0);
   add("pipe", spawner, flood, 2 * static_cast<std::uint64_t>(c.pipe_bytes));
+  for (const auto& a : also) {
+    if (a->name() == spawner.name() || a->name() == "none") continue;
+    add("spawn", *a, noop, 0);
+    add("pipe", *a, flood, 2 * static_cast<std::uint64_t>(c.pipe_bytes));
+  }
   if (versus) add("versus", *versus, noop, 0);
   return cases;
 }
@@ -205,6 +213,8 @@ int cmd_bench(const BenchCommand& c, const BenchDirs& dirs) {
   const auto spawner = make_spawner(c.spawner, dirs.spawners);
   const auto none = make_none_spawner();
   const Policy policy = load_bench_policy(c.policy, dirs.scenarios);
+  std::vector<std::unique_ptr<Spawner>> also;
+  for (const auto& a : c.also) also.push_back(make_spawner(a, dirs.spawners));
   const auto versus = c.versus.empty() ? nullptr : make_spawner(c.versus, dirs.spawners);
   std::optional<BenchDoc> baseline;
   if (!c.baseline.empty()) baseline = load_baseline_doc(c.baseline, c.history);  // fail before measuring
@@ -228,7 +238,7 @@ int cmd_bench(const BenchCommand& c, const BenchDirs& dirs) {
   info.settings = c.settings;
 
   BenchTree tree(policy);
-  const auto cases = make_cases(c, *spawner, *none, versus.get(), tree, dirs, policy);
+  const auto cases = make_cases(c, *spawner, *none, also, versus.get(), tree, dirs, policy);
   std::cerr << "breakout: benchmarking " << cases.size() << " cases (" << c.settings.repetitions
             << " repetitions of >= " << c.settings.min_time_s << " s, budget " << c.settings.budget_s
             << " s each)\n";
