@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test: set up, build (g++), the clang warning-clean build, the mingw-w64 cross
-# build of the portable core, then unit + end-to-end tests (ctest: GoogleTest + pytest).
+# build of the portable core, then unit tests, the bench smoke and end-to-end tests (ctest: GoogleTest + pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
@@ -17,6 +17,16 @@ bash ci/wine-smoke.sh
 
 echo "== unit tests (GoogleTest via ctest) =="
 ctest --preset default -E e2e_pytest
+
+# A smoke, not a measurement (docs/bench.md): every benchmark runs its calibrated
+# schedule briefly, so a broken spawn path fails here; about 15 s in all.
+echo "== bench smoke (Google Benchmark targets and breakout bench, short min time) =="
+if [ -x build/bin/breakout_bench_spawn ]; then
+  build/bin/breakout_bench_spawn --benchmark_min_time=0.01 --benchmark_repetitions=2 --bench_budget=5
+fi
+mkdir -p build/test-artifacts
+build/bin/breakout bench --spawner none --min-time 0.02 --repetitions 3 --budget 5 --no-history \
+  --out build/test-artifacts/bench-none.json
 
 # Verbose so pytest's own summary, with every skip and its reason, is in the log.
 echo "== end-to-end tests (pytest via ctest) =="

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "harness/cli/bench_cmd.h"
 #include "harness/cli/tools.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
@@ -227,6 +228,7 @@ int main(int argc, char** argv) {
       "2 usage or configuration error, 130 interrupted.");
 
   const auto tools = add_tool_commands(app);
+  const auto bench = add_bench_command(app);
 
   try {
     app.parse(argc, argv);
@@ -238,6 +240,7 @@ int main(int argc, char** argv) {
     if (*list) return cmd_list(paths, list_suite);
     if (*run) return cmd_run(paths, ro);
     if (auto rc = run_tool_commands(*tools)) return *rc;
+    if (auto rc = run_bench_command(*bench, {paths.scenarios, paths.spawners, paths.probes})) return *rc;
   } catch (const std::exception& e) {
     std::cerr << "breakout: " << e.what() << "\n";
     return 2;

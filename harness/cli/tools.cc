@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "harness/cli/bench_cmd.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/report/diff.h"
@@ -97,7 +98,7 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
   t->diff->add_option("--json", t->diff_json_out, "also write the diff as JSON to this file");
   t->diff->add_option("--history", t->diff_history.path, "history database to resolve run ids in");
   t->diff->footer("Exit status: 0 nothing new; 4 a new escape or a new failing verdict (relative to BASE or the\n"
-                  "baseline); 2 usage error (bad arguments, unreadable files).");
+                  "baseline), or for two breakout.bench/1 files a significant latency slowdown; 2 usage error.");
 
   t->history = app.add_subcommand("history", "list recorded runs and the escape trend of a spawner");
   t->history->add_option("--history", t->history_db.path, "history database (default as for run)");
@@ -151,6 +152,9 @@ Results load_run(const std::string& spec, const HistoryOptions& history) {
 }
 
 int cmd_diff(const ToolCommands& t) {
+  // Two breakout.bench/1 files: the latency compare (harness/bench/compare.h), same gate statuses.
+  if (t.diff_baseline.empty())
+    if (auto rc = diff_bench_files(t.diff_runs, t.diff_json_out)) return *rc;
   Diff d;
   if (!t.diff_baseline.empty()) {
     if (t.diff_runs.size() != 1) throw Error("diff --baseline FILE takes one run (NEW)");

@@ -1,0 +1,87 @@
+// The benchmark's spawn path through a Spawner (plan + run_process) and its fresh tree.
+#include "harness/bench/spawn_probe.h"
+
+#include "harness/attempt/tree.h"
+#include "harness/core/error.h"
+#include "harness/core/nonce.h"
+#include "harness/core/text.h"
+#include "harness/platform/process.h"
+
+namespace breakout::bench {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+BenchTree::BenchTree(Policy policy) : policy_(std::move(policy)) {
+  const std::string nonce = random_hex(16);
+  root_ = fs::temp_directory_path() / ("breakout-bench-" + nonce.substr(0, 12));
+  fs::create_directories(root_);
+  try {
+    tree_ = std::make_unique<AttemptTree>(root_, 0, nonce);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+    throw;
+  }
+}
+
+BenchTree::~BenchTree() {
+  tree_.reset();
+  std::error_code ec;
+  fs::remove_all(root_, ec);
+}
+
+SpawnRequest BenchTree::request(std::vector<std::string> probe_argv) const {
+  SpawnRequest r;
+  r.policy = &policy_;
+  r.roots = tree_->roots();
+  r.resolved = resolve(policy_, r.roots);
+  r.probe_argv = std::move(probe_argv);
+  r.cwd = r.roots.workspace.string();
+  // The caller environment of an attempt (attempt/run_attempt.cc), without canary tokens.
+  r.caller_env = {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
+                  {"HOME", r.roots.home.string()},
+                  {"LANG", "C.UTF-8"}};
+  return r;
+}
+
+SpawnerTarget::SpawnerTarget(const Spawner& spawner, const BenchTree& tree, std::vector<std::string> probe_argv,
+                             std::chrono::milliseconds timeout, const std::atomic<bool>* cancel)
+    : spawner_(spawner), request_(tree.request(std::move(probe_argv))), timeout_(timeout), cancel_(cancel) {}
+
+SpawnSample SpawnerTarget::spawn_once() {
+  const auto t0 = Clock::now();
+  const SpawnPlan plan = spawner_.plan(request_);
+  LaunchSpec spec;
+  spec.argv = plan.argv;
+  spec.env = plan.env;
+  spec.cwd = plan.cwd;
+  spec.timeout = timeout_;
+  spec.max_capture = 4096;  // only counted (pipe throughput); a little kept for the error message
+  const LaunchResult r = run_process(spec, nullptr, cancel_);
+  SpawnSample s;
+  s.wall = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
+  s.out_bytes = r.out_total;
+  s.err_bytes = r.err_total;
+  check(!r.cancelled, "interrupted");
+  check(r.started, spawner_.name() + " did not start: " + r.start_error);
+  check(!r.timed_out, spawner_.name() + ": the probe did not finish within " + std::to_string(timeout_.count()) +
+                          " ms (--spawn-timeout)");
+  check(r.exited && r.exit_code == 0,
+        spawner_.name() + ": the probe did not exit 0 (" +
+            (r.exited ? "exit " + std::to_string(r.exit_code) : "signal " + std::to_string(r.term_signal)) +
+            "); stderr: " + printable_excerpt(r.err, 300));
+  return s;
+}
+
+RawTarget::RawTarget(std::vector<std::string> argv, std::vector<std::string> env, std::string cwd)
+    : argv_(std::move(argv)), env_(std::move(env)), cwd_(std::move(cwd)) {
+  check(!argv_.empty(), "raw spawn: empty argv");
+}
+
+std::unique_ptr<RawTarget> make_raw_target(const BenchTree& tree, std::vector<std::string> probe_argv) {
+  const SpawnPlan plan = make_none_spawner()->plan(tree.request(std::move(probe_argv)));
+  return std::make_unique<RawTarget>(plan.argv, plan.env, plan.cwd);
+}
+
+}  // namespace breakout::bench
