@@ -47,18 +47,25 @@ SpawnRequest BenchTree::request(std::vector<std::string> probe_argv) const {
 
 SpawnerTarget::SpawnerTarget(const Spawner& spawner, const BenchTree& tree, std::vector<std::string> probe_argv,
                              std::chrono::milliseconds timeout, const std::atomic<bool>* cancel)
-    : spawner_(spawner), request_(tree.request(std::move(probe_argv))), timeout_(timeout), cancel_(cancel) {}
+    : spawner_(spawner), request_(tree.request(std::move(probe_argv))), timeout_(timeout), cancel_(cancel) {
+  request_.timeout = timeout_;
+  limits_.timeout = timeout_;
+  limits_.max_capture = 4096;  // only counted (pipe throughput); a little kept for the error message
+}
+
+SpawnerTarget::~SpawnerTarget() {
+  if (!session_) return;
+  try {
+    session_->shutdown();
+  } catch (const std::exception&) {
+    // a benchmark's teardown: the sample figures are already taken
+  }
+}
 
 SpawnSample SpawnerTarget::spawn_once() {
+  if (!session_) session_ = spawner_.open(request_, limits_, nullptr, cancel_);
   const auto t0 = Clock::now();
-  const SpawnPlan plan = spawner_.plan(request_);
-  LaunchSpec spec;
-  spec.argv = plan.argv;
-  spec.env = plan.env;
-  spec.cwd = plan.cwd;
-  spec.timeout = timeout_;
-  spec.max_capture = 4096;  // only counted (pipe throughput); a little kept for the error message
-  const LaunchResult r = run_process(spec, nullptr, cancel_);
+  const LaunchResult r = session_->exec(request_, limits_);
   SpawnSample s;
   s.wall = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
   s.out_bytes = r.out_total;
@@ -71,6 +78,22 @@ SpawnSample SpawnerTarget::spawn_once() {
         spawner_.name() + ": the probe did not exit 0 (" +
             (r.exited ? "exit " + std::to_string(r.exit_code) : "signal " + std::to_string(r.term_signal)) +
             "); stderr: " + printable_excerpt(r.err, 300));
+  return s;
+}
+
+SessionBootTarget::SessionBootTarget(const Spawner& spawner, const BenchTree& tree, std::chrono::milliseconds timeout,
+                                     const std::atomic<bool>* cancel)
+    : spawner_(spawner), request_(tree.request({})), cancel_(cancel) {
+  limits_.timeout = timeout;
+}
+
+SpawnSample SessionBootTarget::spawn_once() {
+  const auto t0 = Clock::now();
+  auto session = spawner_.open(request_, limits_, nullptr, cancel_);
+  session->shutdown();
+  session->close();
+  SpawnSample s;
+  s.wall = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
   return s;
 }
 

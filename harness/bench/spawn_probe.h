@@ -1,9 +1,10 @@
 // Spawn one probe and time it: the raw floor (no harness) and a probe through a Spawner.
 //
 // SpawnerTarget::spawn_once() is the ONE place that knows how a spawner runs a
-// probe for a benchmark (today: Spawner::plan + run_process). When spawners get
-// sessions (open -> exec -> shutdown), only it changes; the schedulers in
-// bench_run.h and bench/*.cc see a Target and nothing else.
+// probe for a benchmark: one exec in a session opened once (command-line
+// spawners: a plan + run_process per exec; drivers: a warm exec in a booted
+// session). SessionBootTarget times boot + shutdown (drivers). The schedulers
+// in bench_run.h and bench/*.cc see a Target and nothing else.
 //
 //   BenchTree tree(policy);                                  // fresh workspace + fake HOME, removed on exit
 //   SpawnerTarget t(*spawner, tree, {noop_path}, 60s);
@@ -57,19 +58,38 @@ class BenchTree {
   std::unique_ptr<AttemptTree> tree_;
 };
 
-// The probe through `spawner`: plan + run_process, timed together, as an attempt
+// The probe through `spawner`: one exec of a session, timed, as an attempt
 // spawns (without the per-attempt containment cgroup, which is attempt
 // bookkeeping, not spawning). stdin /dev/null, stdout/stderr drained and counted.
+// The session is opened on the first call, outside the timing: for a driver
+// every sample is a warm exec.
 class SpawnerTarget final : public Target {
  public:
   SpawnerTarget(const Spawner& spawner, const BenchTree& tree, std::vector<std::string> probe_argv,
                 std::chrono::milliseconds timeout, const std::atomic<bool>* cancel = nullptr);
+  ~SpawnerTarget() override;
   SpawnSample spawn_once() override;
 
  private:
   const Spawner& spawner_;
   SpawnRequest request_;
   std::chrono::milliseconds timeout_;
+  const std::atomic<bool>* cancel_;
+  LaunchSpec limits_;
+  std::unique_ptr<SpawnSession> session_;
+};
+
+// A driver's session boot + shutdown (+ letting go of the driver process), timed together.
+class SessionBootTarget final : public Target {
+ public:
+  SessionBootTarget(const Spawner& spawner, const BenchTree& tree, std::chrono::milliseconds timeout,
+                    const std::atomic<bool>* cancel = nullptr);
+  SpawnSample spawn_once() override;
+
+ private:
+  const Spawner& spawner_;
+  SpawnRequest request_;
+  LaunchSpec limits_;
   const std::atomic<bool>* cancel_;
 };
 

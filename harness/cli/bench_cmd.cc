@@ -18,6 +18,7 @@
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
 #include "harness/platform/os.h"
+#include "harness/spawner/driver_spawner.h"
 #include "harness/spawner/spawner.h"
 #ifdef BREAKOUT_HAVE_HISTORY
 #include "harness/history/bench_history.h"
@@ -38,7 +39,7 @@ using namespace breakout::bench;
 
 struct BenchCommand {
   CLI::App* app = nullptr;
-  std::string spawner, out, baseline, only, policy = "workspace-write";
+  std::string spawner, driver, out, baseline, only, policy = "workspace-write";
   std::vector<std::string> also;  // further spawners measured in the same run
   std::string versus;  // hidden, for tests: a second profile measured in the same run and compared with --spawner
   Settings settings;
@@ -52,8 +53,8 @@ std::shared_ptr<BenchCommand> add_bench_command(CLI::App& app) {
   c->app = app.add_subcommand("bench", "spawn-latency benchmarks: raw spawn, the none spawner and SPAWNER, "
                                        "with percentiles, the ratio to raw, JSON and a baseline compare");
   CLI::App* b = c->app;
-  b->add_option("--spawner", c->spawner, "none, a profile name (bwrap, firejail) or a profile .toml path")
-      ->required();
+  b->add_option("--driver", c->driver, "a driver command (protocol v1, docs/drivers.md); replaces --spawner");
+  b->add_option("--spawner", c->spawner, "none, a profile name (bwrap, firejail) or a profile .toml path");
   b->add_option("--also", c->also, "further spawners measured in the same, interleaved run (repeatable)");
   b->add_option("--out", c->out, "breakout.bench/1 JSON file (default breakout-results/<run-id>-<spawner>-bench.json)");
   b->add_option("--repetitions", c->settings.repetitions,
@@ -181,6 +182,13 @@ std::vector<Case> make_cases(const BenchCommand& c, const Spawner& spawner, cons
   };
   add("spawn", none, noop, 0);
   if (spawner.name() != "none") add("spawn", spawner, noop, 0);
+  if (spawner.has_sessions() && (c.only.empty() || glob_match(c.only, "boot/" + spawner.name()))) {
+    Case k{"boot/" + spawner.name(), "boot", spawner.name(), nullptr, "", 0};
+    if (auto why = spawner.unavailable_reason()) k.skip_reason = "unavailable: " + *why;
+    else if (auto cannot = spawner.cannot_express(policy)) k.skip_reason = "policy " + policy.name + ": " + *cannot;
+    else k.target = std::make_shared<SessionBootTarget>(spawner, tree, timeout, &g_bench_interrupted);
+    cases.push_back(std::move(k));
+  }
   add("pipe", spawner, flood, 2 * static_cast<std::uint64_t>(c.pipe_bytes));
   for (const auto& a : also) {
     if (a->name() == spawner.name() || a->name() == "none") continue;
@@ -210,7 +218,10 @@ int cmd_bench(const BenchCommand& c, const BenchDirs& dirs) {
   const auto wall_start = std::chrono::steady_clock::now();
   if (auto why = run_unsupported_reason()) throw Error("breakout bench: " + *why);
   install_interrupt_flag(&g_bench_interrupted);
-  const auto spawner = make_spawner(c.spawner, dirs.spawners);
+  check(c.spawner.empty() != c.driver.empty(), "breakout bench: give exactly one of --spawner and --driver");
+  DriverSettings driver;
+  if (!c.driver.empty()) driver.argv = split_command_line(c.driver);
+  const auto spawner = c.driver.empty() ? make_spawner(c.spawner, dirs.spawners) : make_driver_spawner(driver);
   const auto none = make_none_spawner();
   const Policy policy = load_bench_policy(c.policy, dirs.scenarios);
   std::vector<std::unique_ptr<Spawner>> also;
@@ -225,7 +236,7 @@ int cmd_bench(const BenchCommand& c, const BenchDirs& dirs) {
   info.spawner = spawner->name();
   info.spawner_version = spawner->version();
   info.spawner_description = spawner->description();
-  info.spawner_arg = c.spawner;
+  info.spawner_arg = c.driver.empty() ? c.spawner : "--driver " + c.driver;
   info.policy = policy.name;
   info.probe = "breakout-probe-noop";
   info.breakout_version = BREAKOUT_VERSION;

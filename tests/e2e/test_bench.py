@@ -6,6 +6,7 @@ the slower one must be flagged, an identical rerun must not, and fewer than 9
 repetitions must give no verdict at all.
 """
 import json
+import os
 import sqlite3
 import subprocess
 import time
@@ -167,3 +168,36 @@ def test_bench_usage_errors(breakout_bin, tmp_path):
     assert proc.returncode == 2  # --spawner is required
     proc, _ = bench(breakout_bin, tmp_path, "badbase", "--spawner", "none", "--baseline", str(tmp_path / "nope.json"))
     assert proc.returncode == 2 and "nope.json" in proc.stderr
+
+
+DRIVER = str(FIXTURES / "bench-driver.toml")            # reference driver, 20 ms sleep per exec
+DRIVER_SLOW = str(FIXTURES / "bench-driver-slow.toml")  # the same, sleeping 2x as long (40 ms)
+
+
+def test_driver_sleeping_twice_as_long_per_exec_is_flagged(breakout_bin, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("the reference driver runs bwrap as root here")
+    proc, doc = bench(breakout_bin, tmp_path, "driver-slow", "--spawner", DRIVER, "--versus", DRIVER_SLOW,
+                      "--only", "spawn/bench-driver", *QUICK)
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    c = {f["name"]: f for f in doc["compare"]["benchmarks"]}["spawn/bench-driver"]
+    assert c["regression"] and c["p_value"] < 0.05 and c["ratio"] > 1.3, c
+
+
+def test_identical_driver_rerun_is_not_flagged(breakout_bin, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("the reference driver runs bwrap as root here")
+    proc, doc = bench(breakout_bin, tmp_path, "driver-rerun", "--spawner", DRIVER, "--versus", DRIVER,
+                      "--only", "spawn/bench-driver", *QUICK)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    c = {f["name"]: f for f in doc["compare"]["benchmarks"]}["spawn/bench-driver"]
+    assert not c["regression"] and c["verdict"] != "no verdict", c
+
+
+def test_driver_bench_has_boot_and_warm_exec(breakout_bin, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("the reference driver runs bwrap as root here")
+    proc, doc = bench(breakout_bin, tmp_path, "driver-boot", "--spawner", DRIVER, "--only", "boot/*", *QUICK)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    names = {f["name"] for f in doc["benchmarks"]}
+    assert {"spawn/raw", "boot/bench-driver"} <= names, names
