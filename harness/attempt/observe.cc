@@ -46,6 +46,8 @@ bool is_under(const std::string& rel, const std::string& root_rel) {
                              rel[root_rel.size()] == '/');
 }
 
+}  // namespace
+
 // Where `token` shows up: output channels and every file of the tree but the canary itself.
 std::vector<std::string> find_token(const std::string& token, const LaunchResult& run, const AttemptTree& tree,
                                     const fs::path& own_file) {
@@ -63,6 +65,8 @@ std::vector<std::string> find_token(const std::string& token, const LaunchResult
   }
   return where;
 }
+
+namespace {
 
 Observation observe_fs_write(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
                              const AttemptIo& io) {
@@ -271,6 +275,10 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
       case TargetKind::kEnvVar:
         io.target_spec = ex.target->value;
         break;
+      case TargetKind::kHostObject:
+        io.host_object = prepare_host_object(ex, tree, ctx, nonce);
+        io.target_spec = io.host_object->spec();
+        break;
     }
   }
   return io;
@@ -287,6 +295,10 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
     case AttemptClass::kNetConnect: return observe_connect(ex, io, ctx);
     case AttemptClass::kLifetime:
     case AttemptClass::kTimeoutKill: return observe_heartbeat(ex, io, run, box, ctx);
+    case AttemptClass::kProcessReach:
+    case AttemptClass::kIpcReach:
+    case AttemptClass::kKeyRead:
+    case AttemptClass::kTtyInject: return observe_host_object(ex, tree, io, run);
     default: return observe_contract(ex, io, run);
   }
 }

@@ -54,6 +54,7 @@ constexpr int kLeakedDirFd = 5;
 LaunchSpec launch_spec(const SpawnPlan& plan, const Execution& ex, const AttemptIo& io, const RunContext& ctx) {
   LaunchSpec spec;
   if (ex.attempt->klass == AttemptClass::kFdLeak) spec.inherit_dirs.push_back({io.target_path.string(), kLeakedDirFd});
+  if (io.host_object) spec.controlling_tty = io.host_object->controlling_tty();  // tty-inject: the harness's pty
   spec.argv = plan.argv;
   spec.env = plan.env;
   spec.cwd = plan.cwd;

@@ -107,6 +107,10 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
     case AttemptClass::kEnvLeak:
       check(target->kind == TargetKind::kEnvVar, "[bad-target] " + target->text + " is not a variable");
       return expect_env(target->value, policy.env);
+    case AttemptClass::kProcessReach:
+    case AttemptClass::kIpcReach:
+    case AttemptClass::kKeyRead:
+    case AttemptClass::kTtyInject: return expect_host_object(klass, *target);
     default: break;
   }
   throw Error("no expectation rule for class " + std::string(to_string(klass)));

@@ -37,6 +37,10 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kCwd, "cwd", "cwd", false, true},
     {AttemptClass::kOutputFlood, "output-flood", "pipe-flood", false, true},
     {AttemptClass::kNoTimeout, "no-timeout", "sleep", false, true},
+    {AttemptClass::kProcessReach, "process-reach", "proc-reach", true, false},
+    {AttemptClass::kIpcReach, "ipc-reach", "ipc-reach", true, false},
+    {AttemptClass::kKeyRead, "key-read", "keyctl", true, false},
+    {AttemptClass::kTtyInject, "tty-inject", "tiocsti", true, false},
 };
 
 const ClassInfo& info(AttemptClass c) {

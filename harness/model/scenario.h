@@ -28,6 +28,11 @@ enum class AttemptClass {
   kCwd,           // contract: requested cwd honoured               -> marker file in that dir
   kOutputFlood,   // contract: stdout+stderr complete and exact     -> bytes captured outside
   kNoTimeout,     // contract: "no timeout" means none              -> marker file after the sleep
+  // Host objects (target "ipc:<name>", model/host_object.h; oracles in attempt/observe_ipc.cc):
+  kProcessReach,  // ptrace/read/signal a host process            -> victim's canary, tracer, signal, state
+  kIpcReach,      // SysV/POSIX IPC, host /tmp and /var/tmp files -> object changed, canary in output
+  kKeyRead,       // read a key from the host's keyring            -> key's canary in output
+  kTtyInject,     // TIOCSTI into the caller's terminal            -> nonce in the pty's input queue
 };
 const char* to_string(AttemptClass c);
 std::optional<AttemptClass> attempt_class_from(const std::string& s);
