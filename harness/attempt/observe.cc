@@ -298,7 +298,7 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
     case AttemptClass::kProcessReach:
     case AttemptClass::kIpcReach:
     case AttemptClass::kKeyRead:
-    case AttemptClass::kTtyInject: return observe_host_object(ex, tree, io, run);
+    case AttemptClass::kTtyInject: return observe_host_object(ex, tree, io, run, ctx);
     default: return observe_contract(ex, io, run);
   }
 }

@@ -54,6 +54,6 @@ std::vector<std::string> find_token(const std::string& token, const LaunchResult
 std::unique_ptr<HostObject> prepare_host_object(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
                                                 const std::string& nonce);
 Observation observe_host_object(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
-                                const LaunchResult& run);
+                                const LaunchResult& run, const RunContext& ctx);
 
 }  // namespace breakout

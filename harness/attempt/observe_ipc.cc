@@ -6,6 +6,8 @@
 // tree. The probe's report is displayed only.
 #include "harness/attempt/observe.h"
 
+#include <thread>
+
 #include "harness/core/error.h"
 
 namespace breakout {
@@ -16,8 +18,11 @@ std::unique_ptr<HostObject> prepare_host_object(const Execution& ex, const Attem
 }
 
 Observation observe_host_object(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
-                                const LaunchResult& run) {
+                                const LaunchResult& run, const RunContext& ctx) {
   check(io.host_object != nullptr, "no host object prepared for " + ex.id);
+  // A signal the probe sent is pending until the victim is scheduled (2 shared cores:
+  // milliseconds); settle before reading its state, as the heartbeat oracle does.
+  std::this_thread::sleep_for(ctx.settle);
   HostEvidence h = io.host_object->inspect();
   Observation o;
   o.evidence = std::move(h.evidence);
