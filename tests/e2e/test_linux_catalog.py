@@ -10,9 +10,11 @@ PROCESS = ["proc.ptrace", "proc.vm-read", "proc.mem", "proc.environ", "proc.sign
 IPC = ["ipc.sysv-shm", "ipc.sysv-msg", "ipc.posix-shm", "ipc.tmp", "ipc.var-tmp"]
 TTY = ["tty.tiocsti", "tty.tiocsti-high-bits"]
 KEY = ["key.user-keyring"]
+CONFIG = ["config.shell-rc", "config.autostart", "config.git-hook", "config.spawner-profile"]
 
 
 def by_attempt(run):
+    """attempt id -> role -> record (config.shell-rc has two denied targets: the last one wins here)."""
     out = {}
     for a in run.attempts:
         out.setdefault(a["attempt"], {})[a["role"]] = a
@@ -44,8 +46,10 @@ def firejail_run(run_breakout):
 
 def test_none_every_deny_escapes_with_outside_evidence(none_run):
     runs = by_attempt(none_run)
-    assert set(runs) == set(PROCESS + IPC + TTY + KEY)
+    assert set(runs) == set(PROCESS + IPC + TTY + KEY + CONFIG)
     for attempt, roles in runs.items():
+        if attempt in CONFIG:
+            continue
         deny, control = roles["deny"], roles["allow"]
         if deny["verdict"] == "skip":  # N/A with the kernel's reason (no keyring, TIOCSTI disabled)
             assert deny["reason"] and control["verdict"] == "skip", attempt
@@ -130,6 +134,20 @@ def test_firejail(firejail_run):
         assert deny["probe_report"]["ok"] is True  # display only: it did inject
     for attempt in runs:
         assert runs[attempt]["allow"]["verdict"] in ("pass", "skip"), attempt
+
+
+def test_config_poisoning_is_a_write_outside(none_run, bwrap_run, firejail_run):
+    # Fake HOME and a repository beside the workspace; judged by the snapshot diff.
+    for run, verdict in ((none_run, "escape"), (bwrap_run, "pass"), (firejail_run, "pass")):
+        denies = [a for a in run.attempts if a["attempt"] in CONFIG and a["role"] == "deny"]
+        assert len(denies) == 5
+        for a in denies:
+            assert a["verdict"] == verdict, (a["id"], a["reason"])
+            assert bool(a["evidence"]["changes_outside_writable_roots"]) == (verdict == "escape"), a["id"]
+        controls = [a for a in run.attempts if a["attempt"] in CONFIG and a["role"] == "allow"]
+        assert len(controls) == 4 and all(a["verdict"] == "pass" for a in controls), run.explain(controls)
+    hook = [a for a in none_run.attempts if a["id"] == "config.git-hook@workspace-write[fs:sibling/repo/.git/hooks/pre-commit]"]
+    assert hook[0]["evidence"]["changes_outside_writable_roots"][0]["path"] == "sibling/repo/.git/hooks/pre-commit"
 
 
 def test_no_overblock_broken_or_error(none_run, bwrap_run, firejail_run):
