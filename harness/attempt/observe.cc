@@ -298,7 +298,8 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
     case AttemptClass::kProcessReach:
     case AttemptClass::kIpcReach:
     case AttemptClass::kKeyRead:
-    case AttemptClass::kTtyInject: return observe_host_object(ex, tree, io, run, ctx);
+    case AttemptClass::kTtyInject:
+    case AttemptClass::kDnsQuery: return observe_host_object(ex, tree, io, run, ctx);
     default: return observe_contract(ex, io, run);
   }
 }

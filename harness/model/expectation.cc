@@ -110,7 +110,8 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
     case AttemptClass::kProcessReach:
     case AttemptClass::kIpcReach:
     case AttemptClass::kKeyRead:
-    case AttemptClass::kTtyInject: return expect_host_object(klass, *target);
+    case AttemptClass::kTtyInject:
+    case AttemptClass::kDnsQuery: return expect_host_object(klass, *target, policy);
     default: break;
   }
   throw Error("no expectation rule for class " + std::string(to_string(klass)));

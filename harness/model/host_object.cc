@@ -28,6 +28,10 @@ constexpr HostObjectInfo kObjects[] = {
     // terminal; control: a pty the probe opens itself.
     {"pty", AttemptClass::kTtyInject, true},
     {"own-pty", AttemptClass::kTtyInject, false},
+    // dns-query: a resolver the harness runs on the host's 127.0.0.1 (UDP), and one on a
+    // unix datagram socket in the workspace (reachable in every network mode: the control).
+    {"dns-loopback", AttemptClass::kDnsQuery, true},
+    {"dns-workspace", AttemptClass::kDnsQuery, false},
 };
 }  // namespace
 
@@ -44,11 +48,18 @@ const HostObjectInfo* host_object_info(const std::string& name) {
 
 namespace breakout {
 
-Expectation expect_host_object(AttemptClass klass, const Target& target) {
+Expectation expect_host_object(AttemptClass klass, const Target& target, const Policy& policy) {
   check(target.kind == TargetKind::kHostObject, "[bad-target] " + target.text + " is not a host object (ipc:…)");
   const HostObjectInfo* o = host_object_info(target.value);
   check(o != nullptr && o->klass == klass,
         "[bad-target] " + target.text + " is not a target of class " + to_string(klass));
+  if (target.value == "dns-loopback") {
+    // A resolver on the host's loopback is a loopback service: network = none admits
+    // none (and a nonce name resolved is data leaving the sandbox); loopback and full do.
+    const std::string m = std::string("network = ") + to_string(policy.network);
+    if (policy.network == NetworkMode::kNone) return {Expected::kDenied, m + " admits no resolver, not even one on the host's loopback"};
+    return {Expected::kAllowed, m + " admits the host's loopback resolver"};
+  }
   if (!o->host) return {Expected::kAllowed, "the probe's own " + target.value.substr(target.value.find('-') + 1) +
                                                 " inside the sandbox (control)"};
   // No policy field grants any of these: the sandbox's reach ends at its own
@@ -57,6 +68,7 @@ Expectation expect_host_object(AttemptClass klass, const Target& target) {
                                  (klass == AttemptClass::kProcessReach ? "processes"
                                   : klass == AttemptClass::kIpcReach   ? "IPC objects or shared-dir files"
                                   : klass == AttemptClass::kKeyRead    ? "keyrings"
+                                  : klass == AttemptClass::kDnsQuery   ? "resolvers"
                                                                        : "terminals")};
 }
 

@@ -41,6 +41,7 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kIpcReach, "ipc-reach", "ipc-reach", true, false},
     {AttemptClass::kKeyRead, "key-read", "keyctl", true, false},
     {AttemptClass::kTtyInject, "tty-inject", "tiocsti", true, false},
+    {AttemptClass::kDnsQuery, "dns-query", "dns-query", true, false},
 };
 
 const ClassInfo& info(AttemptClass c) {

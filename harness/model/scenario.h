@@ -33,6 +33,7 @@ enum class AttemptClass {
   kIpcReach,      // SysV/POSIX IPC, host /tmp and /var/tmp files -> object changed, canary in output
   kKeyRead,       // read a key from the host's keyring            -> key's canary in output
   kTtyInject,     // TIOCSTI into the caller's terminal            -> nonce in the pty's input queue
+  kDnsQuery,      // resolve a nonce name at a harness resolver   -> the resolver saw the name
 };
 const char* to_string(AttemptClass c);
 std::optional<AttemptClass> attempt_class_from(const std::string& s);

@@ -24,6 +24,7 @@
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
+#include "harness/oracle/posix/dns_resolver.h"
 #include "probes/common/own_token.h"
 
 extern char** environ;
@@ -403,6 +404,7 @@ std::unique_ptr<HostObject> make_host_object(const std::string& name, const Host
   if (name == "workspace-file") return std::make_unique<SharedFile>(s.workspace / ("shared-" + tag + ".txt"), "file:", false);
   if (name == "user-key") return std::make_unique<UserKey>(s);
   if (name == "pty") return std::make_unique<HostPty>(s);
+  if (name == "dns-loopback" || name == "dns-workspace") return make_dns_resolver(name == "dns-loopback", s);
   throw Error("unknown host object " + name);
 }
 
