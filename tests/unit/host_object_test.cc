@@ -58,6 +58,14 @@ TEST(HostObject, HostDeniedOwnAllowedUnderEveryNetworkMode) {
   }
 }
 
+TEST(HostObject, LoopbackResolverFollowsTheNetworkMode) {
+  EXPECT_EQ(exp(AttemptClass::kDnsQuery, "ipc:dns-loopback", NetworkMode::kNone), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kDnsQuery, "ipc:dns-loopback", NetworkMode::kLoopback), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kDnsQuery, "ipc:dns-loopback", NetworkMode::kFull), Expected::kAllowed);
+  for (NetworkMode m : {NetworkMode::kNone, NetworkMode::kLoopback, NetworkMode::kFull})
+    EXPECT_EQ(exp(AttemptClass::kDnsQuery, "ipc:dns-workspace", m), Expected::kAllowed);
+}
+
 TEST(HostObject, WrongClassOrUnknownNameIsABadTarget) {
   try {
     (void)exp(AttemptClass::kIpcReach, "ipc:victim", NetworkMode::kNone);
