@@ -288,7 +288,8 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
                     const LaunchResult& run, const Containment& box, const RunContext& ctx) {
   switch (ex.attempt->klass) {
     case AttemptClass::kFsWrite:
-    case AttemptClass::kFdLeak: return observe_fs_write(ex, tree, before, io);
+    case AttemptClass::kFdLeak:
+    case AttemptClass::kIoUringWrite: return observe_fs_write(ex, tree, before, io);
     case AttemptClass::kFsRead:
       return observe_token(tree.token_of(io.target_path), "file", run, tree, io.target_path.lexically_normal());
     case AttemptClass::kEnvLeak: return observe_token(io.caller_env_token, "environment", run, tree, {});

@@ -101,6 +101,13 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
       e.why = "writing through a leaked directory fd is a write in that directory, " + e.why;
       return e;
     }
+    case AttemptClass::kIoUringWrite: {
+      // IORING_OP_OPENAT is a write like any other: the mechanism does not change the rule.
+      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
+      e.why = "a file created through io_uring is a write, " + e.why;
+      return e;
+    }
     case AttemptClass::kNetConnect:
       check(target->kind == TargetKind::kEndpoint, "[bad-target] " + target->text + " is not an endpoint");
       return expect_connect(target->value, policy.network, resolve(policy, roots), roots);

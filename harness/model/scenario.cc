@@ -42,6 +42,7 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kKeyRead, "key-read", "keyctl", true, false},
     {AttemptClass::kTtyInject, "tty-inject", "tiocsti", true, false},
     {AttemptClass::kDnsQuery, "dns-query", "dns-query", true, false},
+    {AttemptClass::kIoUringWrite, "io-uring-write", "io-uring", true, false},
 };
 
 const ClassInfo& info(AttemptClass c) {

@@ -34,6 +34,7 @@ enum class AttemptClass {
   kKeyRead,       // read a key from the host's keyring            -> key's canary in output
   kTtyInject,     // TIOCSTI into the caller's terminal            -> nonce in the pty's input queue
   kDnsQuery,      // resolve a nonce name at a harness resolver   -> the resolver saw the name
+  kIoUringWrite,  // create a file through io_uring (no openat)    -> snapshot diff, as fs-write
 };
 const char* to_string(AttemptClass c);
 std::optional<AttemptClass> attempt_class_from(const std::string& s);

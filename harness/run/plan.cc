@@ -25,6 +25,7 @@ std::string skip_reason(const Attempt& a, const Policy& p, const std::optional<T
     if (!listeners) return "no network listeners in this run";
     if (!listeners->endpoint(target->value)) return listeners->skip_reason(target->value);
   }
+  if (auto why = class_unavailable(a.klass)) return *why;  // e.g. no io_uring in this kernel
   if (target && target->kind == TargetKind::kHostObject)  // the kernel's reason (no keyring, TIOCSTI disabled)
     if (auto why = host_object_unavailable(target->value)) return *why;
   return "";

@@ -14,6 +14,7 @@ KEY = ["key.user-keyring"]
 HOST_OBJECTS = PROCESS + IPC + TTY + KEY  # denied under every policy
 CONFIG = ["config.shell-rc", "config.autostart", "config.git-hook", "config.spawner-profile"]
 DNS = ["dns.nonce-name"]
+URING = ["uring.openat-create"]
 POLICIES = ["workspace-write", "network-full"]
 
 
@@ -47,7 +48,7 @@ def firejail_run(run_breakout):
 
 
 def test_suite_is_what_the_docs_list(none_run):
-    assert {a["attempt"] for a in none_run.attempts} == set(HOST_OBJECTS + CONFIG + DNS)
+    assert {a["attempt"] for a in none_run.attempts} == set(HOST_OBJECTS + CONFIG + DNS + URING)
     assert {a["policy"] for a in none_run.attempts} == set(POLICIES)
 
 
@@ -172,6 +173,24 @@ def test_dns_follows_the_network_mode(none_run, bwrap_run, firejail_run):
             assert denied["verdict"] == "escape" and denied["evidence"]["nonce_name_resolved"] is True
         else:
             assert denied["verdict"] == "pass" and denied["evidence"]["nonce_name_resolved"] is False, denied["reason"]
+
+
+def test_io_uring_writes_follow_the_write_rule(none_run, bwrap_run, firejail_run):
+    # IORING_OP_OPENAT skips the openat(2) syscall, not the mount table: bind-mount sandboxes
+    # refuse it like any write (EROFS); only seccomp-only sandboxes would miss it.
+    for run, verdict in ((none_run, "escape"), (bwrap_run, "pass"), (firejail_run, "pass")):
+        for policy in POLICIES:
+            denies = records(run, "uring.openat-create", policy, "deny")
+            control = one(run, "uring.openat-create", policy, "allow")
+            if control["verdict"] == "skip":  # io_uring unavailable: N/A with the kernel's reason
+                assert control["reason"] and all(a["verdict"] == "skip" for a in denies)
+                continue
+            assert control["verdict"] == "pass", control["reason"]
+            assert len(denies) == 2
+            for a in denies:
+                assert a["verdict"] == verdict, (a["id"], a["reason"])
+            if verdict == "pass":
+                assert denies[0]["probe_report"]["errname"] == "EROFS"  # display only
 
 
 def test_no_overblock_broken_or_error(none_run, bwrap_run, firejail_run):

@@ -2,6 +2,7 @@
 #include "harness/oracle/host_objects.h"
 
 #include <fcntl.h>
+#include <linux/io_uring.h>
 #include <linux/keyctl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -406,6 +407,22 @@ std::unique_ptr<HostObject> make_host_object(const std::string& name, const Host
   if (name == "pty") return std::make_unique<HostPty>(s);
   if (name == "dns-loopback" || name == "dns-workspace") return make_dns_resolver(name == "dns-loopback", s);
   throw Error("unknown host object " + name);
+}
+
+std::optional<std::string> class_unavailable(AttemptClass klass) {
+  if (klass != AttemptClass::kIoUringWrite) return std::nullopt;
+  // Asked once: the answer is the kernel's and does not change during a run.
+  static const std::optional<std::string> why = []() -> std::optional<std::string> {
+    std::ifstream in("/proc/sys/kernel/io_uring_disabled");
+    int disabled = 0;
+    if (in >> disabled && disabled == 2) return "kernel.io_uring_disabled = 2: io_uring_setup(2) is refused to every process";
+    io_uring_params p{};
+    const long fd = ::syscall(SYS_io_uring_setup, 1, &p);
+    if (fd < 0) return std::string("io_uring_setup(2) fails here: ") + std::strerror(errno);
+    ::close(static_cast<int>(fd));
+    return std::nullopt;
+  }();
+  return why;
 }
 
 std::optional<std::string> host_object_unavailable(const std::string& name) {

@@ -14,4 +14,9 @@ std::optional<std::string> host_object_unavailable(const std::string& name) {
   return "host object " + name + " is not implemented on Windows";
 }
 
+std::optional<std::string> class_unavailable(AttemptClass klass) {
+  if (klass == AttemptClass::kIoUringWrite) return std::string("io_uring is Linux only");
+  return std::nullopt;
+}
+
 }  // namespace breakout
