@@ -18,6 +18,7 @@
 #include <sys/shm.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -150,8 +151,14 @@ int main(int argc, char** argv) {
   rep.set("target", target);
   const char* step = "";
   int err = 0;
-  if (what == "sysv-shm") err = sysv_shm(own ? 0 : static_cast<key_t>(std::stol(value)), own, payload, &step);
-  else if (what == "sysv-msg") err = sysv_msg(own ? 0 : static_cast<key_t>(std::stol(value)), own, payload, &step);
+  key_t key = 0;
+  if (!own && (what == "sysv-shm" || what == "sysv-msg")) {
+    char* end = nullptr;
+    key = static_cast<key_t>(std::strtol(value.c_str(), &end, 10));
+    if (value.empty() || *end != '\0') args.usage_error("bad SysV key in --target " + target);
+  }
+  if (what == "sysv-shm") err = sysv_shm(key, own, payload, &step);
+  else if (what == "sysv-msg") err = sysv_msg(key, own, payload, &step);
   else if (what == "posix-shm") err = posix_shm(own ? "/breakout-own-" + nonce.substr(0, 8) : value, own, payload, &step);
   else if (what == "file" && !own) err = shared_file(value, payload, &step);
   else args.usage_error("unknown target kind '" + target + "'");
