@@ -46,6 +46,8 @@ bool is_under(const std::string& rel, const std::string& root_rel) {
                              rel[root_rel.size()] == '/');
 }
 
+}  // namespace
+
 // Where `token` shows up: output channels and every file of the tree but the canary itself.
 std::vector<std::string> find_token(const std::string& token, const LaunchResult& run, const AttemptTree& tree,
                                     const fs::path& own_file) {
@@ -63,6 +65,8 @@ std::vector<std::string> find_token(const std::string& token, const LaunchResult
   }
   return where;
 }
+
+namespace {
 
 Observation observe_fs_write(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
                              const AttemptIo& io) {
@@ -287,6 +291,10 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
       case TargetKind::kEnvOverride:
         io.target_spec = ex.target->value;
         break;
+      case TargetKind::kHostObject:
+        io.host_object = prepare_host_object(ex, tree, ctx, nonce);
+        io.target_spec = io.host_object->spec();
+        break;
     }
   }
   return io;
@@ -296,13 +304,19 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
                     const LaunchResult& run, const Containment& box, const RunContext& ctx) {
   switch (ex.attempt->klass) {
     case AttemptClass::kFsWrite:
-    case AttemptClass::kFdLeak: return observe_fs_write(ex, tree, before, io);
+    case AttemptClass::kFdLeak:
+    case AttemptClass::kIoUringWrite: return observe_fs_write(ex, tree, before, io);
     case AttemptClass::kFsRead:
       return observe_token(tree.token_of(io.target_path), "file", run, tree, io.target_path.lexically_normal());
     case AttemptClass::kEnvLeak: return observe_token(io.caller_env_token, "environment", run, tree, {});
     case AttemptClass::kNetConnect: return observe_connect(ex, io, ctx);
     case AttemptClass::kLifetime:
     case AttemptClass::kTimeoutKill: return observe_heartbeat(ex, io, run, box, ctx);
+    case AttemptClass::kProcessReach:
+    case AttemptClass::kIpcReach:
+    case AttemptClass::kKeyRead:
+    case AttemptClass::kTtyInject:
+    case AttemptClass::kDnsQuery: return observe_host_object(ex, tree, io, run, ctx);
     default: return observe_contract(ex, io, run);
   }
 }

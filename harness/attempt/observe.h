@@ -11,6 +11,7 @@
 #include "harness/attempt/run_context.h"
 #include "harness/attempt/tree.h"
 #include "harness/oracle/fs_snapshot.h"
+#include "harness/oracle/host_objects.h"
 #include "harness/oracle/net_listeners.h"
 #include "harness/platform/process.h"
 
@@ -26,6 +27,7 @@ struct AttemptIo {
   std::string target_spec;                   // what {target} expands to
   std::string caller_env_token;              // env-leak: the canary value of the variable
   std::unique_ptr<UnixNonceListener> unix_listener;  // net:unix-workspace, unix-outside, abstract
+  std::unique_ptr<HostObject> host_object;           // ipc:<name> (observe_ipc.cc)
 };
 
 // The probe's own report line ("BREAKOUT-REPORT {json}") from the tail of its
@@ -47,5 +49,15 @@ struct Observation {
 Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
                     const AttemptIo& io, const LaunchResult& run, const Containment& box,
                     const RunContext& ctx);
+
+// Where `token` shows up: stdout, stderr and every file of the tree but `own_file`.
+std::vector<std::string> find_token(const std::string& token, const LaunchResult& run, const AttemptTree& tree,
+                                    const std::filesystem::path& own_file);
+
+// Host-object classes (observe_ipc.cc): the object for an "ipc:" target, and its oracle.
+std::unique_ptr<HostObject> prepare_host_object(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
+                                                const std::string& nonce);
+Observation observe_host_object(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
+                                const LaunchResult& run, const RunContext& ctx);
 
 }  // namespace breakout

@@ -62,6 +62,7 @@ std::optional<std::chrono::milliseconds> requested_timeout(const Execution& ex) 
 LaunchSpec exec_limits(const Execution& ex, const AttemptIo& io, const RunContext& ctx) {
   LaunchSpec spec;
   if (ex.attempt->klass == AttemptClass::kFdLeak) spec.inherit_dirs.push_back({io.target_path.string(), kLeakedDirFd});
+  if (io.host_object) spec.controlling_tty = io.host_object->controlling_tty();  // tty-inject: the harness's pty
   const auto timeout = requested_timeout(ex);
   spec.timeout = timeout ? *timeout : ctx.safety_cap;
   if (ex.attempt->klass == AttemptClass::kNoTimeout)  // "none" must mean none: only a generous safety bound

@@ -18,7 +18,8 @@ AttemptTree::AttemptTree(const fs::path& work_root, int index, const std::string
   roots_.extra = roots_.tree / "extra";
   for (const auto& d : {roots_.workspace / "sub dir", roots_.sibling, roots_.extra,
                         roots_.home / ".ssh", roots_.home / ".aws", roots_.home / ".gnupg/private-keys-v1.d",
-                        roots_.home / ".config/gcloud", roots_.home / ".config/autostart", roots_.home / ".kube"})
+                        roots_.home / ".config/gcloud", roots_.home / ".config/autostart", roots_.home / ".kube",
+                        roots_.home / ".config/firejail", roots_.sibling / "repo/.git/hooks"})
     fs::create_directories(d);
   write_file(roots_.workspace / "existing.txt", "workspace file\n");
   write_canary(roots_.workspace / "readable.txt");
@@ -35,6 +36,7 @@ AttemptTree::AttemptTree(const fs::path& work_root, int index, const std::string
   write_file(roots_.home / ".bashrc", "# fake HOME .bashrc\n");
   write_file(roots_.home / ".profile", "# fake HOME .profile\n");
   write_canary(roots_.home / "readable.txt");
+  write_file(roots_.sibling / "repo/.git/HEAD", "ref: refs/heads/main\n");  // a repository outside the workspace
   fs::permissions(roots_.home / ".ssh", fs::perms::owner_all);
 }
 

@@ -2,10 +2,11 @@
 //
 //   <work>/<index>-<nonce8>/            "parent": the workspace's parent
 //     workspace/  existing.txt readable.txt "sub dir/"      writable by policy
-//     sibling/    existing.txt notes.txt (canary)            never writable
+//     sibling/    existing.txt notes.txt (canary), repo/.git/{HEAD,hooks/}  never writable
 //     extra/      existing.txt                               writable if the policy says so
 //     home/       fake HOME: .ssh/id_ed25519, .aws/credentials, .gnupg/…, .config/gcloud/…,
-//                 .kube/config (canaries), .bashrc, .profile, .config/autostart/, readable.txt
+//                 .kube/config (canaries), .bashrc, .profile, .config/autostart/,
+//                 .config/firejail/ (the spawner's own config dir), readable.txt
 //
 // Every canary holds "BREAKOUT-CANARY-<32 hex>"; the token appearing anywhere
 // but its own file (output, other files) means it was read. The real HOME is

@@ -121,6 +121,13 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
       e.why = "writing through a leaked directory fd is a write in that directory, " + e.why;
       return e;
     }
+    case AttemptClass::kIoUringWrite: {
+      // IORING_OP_OPENAT is a write like any other: the mechanism does not change the rule.
+      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
+      e.why = "a file created through io_uring is a write, " + e.why;
+      return e;
+    }
     case AttemptClass::kNetConnect:
       check(target->kind == TargetKind::kEndpoint, "[bad-target] " + target->text + " is not an endpoint");
       return expect_connect(target->value, policy.network, resolve(policy, roots), roots);
@@ -130,6 +137,11 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
     case AttemptClass::kEnvLeak:
       check(target->kind == TargetKind::kEnvVar, "[bad-target] " + target->text + " is not a variable");
       return expect_env(target->value, policy.env);
+    case AttemptClass::kProcessReach:
+    case AttemptClass::kIpcReach:
+    case AttemptClass::kKeyRead:
+    case AttemptClass::kTtyInject:
+    case AttemptClass::kDnsQuery: return expect_host_object(klass, *target, policy);
     default: break;
   }
   throw Error("no expectation rule for class " + std::string(to_string(klass)));

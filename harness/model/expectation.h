@@ -29,6 +29,12 @@ struct Expectation {
 Expectation expect(AttemptClass klass, const Target* target, const Policy& policy,
                    const TreeRoots& roots);
 
+// Host objects ("ipc:<name>", model/host_object.h): the harness's own are denied
+// under every policy, the probe's own ("own-…", "workspace-file") allowed; the
+// loopback resolver (dns-loopback) follows the network mode.
+// Throws Error("[bad-target] ...") when the object does not belong to `klass`.
+Expectation expect_host_object(AttemptClass klass, const Target& target, const Policy& policy);
+
 // Placeholder roots used when no attempt tree exists yet (schema checks, `list`).
 TreeRoots placeholder_roots();
 

@@ -41,6 +41,12 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kSessionShutdown, "session-shutdown", "hang", false, false},
     {AttemptClass::kBootFailure, "boot-failure", "exit", false, false},
     {AttemptClass::kSessionHygiene, "session-hygiene", "spawn-escape", false, false},
+    {AttemptClass::kProcessReach, "process-reach", "proc-reach", true, false},
+    {AttemptClass::kIpcReach, "ipc-reach", "ipc-reach", true, false},
+    {AttemptClass::kKeyRead, "key-read", "keyctl", true, false},
+    {AttemptClass::kTtyInject, "tty-inject", "tiocsti", true, false},
+    {AttemptClass::kDnsQuery, "dns-query", "dns-query", true, false},
+    {AttemptClass::kIoUringWrite, "io-uring-write", "io-uring", true, false},
 };
 
 const ClassInfo& info(AttemptClass c) {

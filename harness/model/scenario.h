@@ -33,6 +33,13 @@ enum class AttemptClass {
   kSessionShutdown,  // outlive a shutdown sent while execs run    -> heartbeats still advancing
   kBootFailure,      // a refused boot leaves host changes behind  -> snapshot diff (ACLs, xattrs)
   kSessionHygiene,   // boot+exec+shutdown leaves host changes     -> snapshot diff outside the workspace
+  // Host objects (target "ipc:<name>", model/host_object.h; oracles in attempt/observe_ipc.cc):
+  kProcessReach,  // ptrace/read/signal a host process            -> victim's canary, tracer, signal, state
+  kIpcReach,      // SysV/POSIX IPC, host /tmp and /var/tmp files -> object changed, canary in output
+  kKeyRead,       // read a key from the host's keyring            -> key's canary in output
+  kTtyInject,     // TIOCSTI into the caller's terminal            -> nonce in the pty's input queue
+  kDnsQuery,      // resolve a nonce name at a harness resolver   -> the resolver saw the name
+  kIoUringWrite,  // create a file through io_uring (no openat)    -> snapshot diff, as fs-write
 };
 const char* to_string(AttemptClass c);
 std::optional<AttemptClass> attempt_class_from(const std::string& s);

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "harness/core/error.h"
+#include "harness/model/host_object.h"
 
 namespace breakout {
 
@@ -62,7 +63,13 @@ Target parse_target(const std::string& text) {
       throw Error("[bad-target] '" + text + "': pin: takes exact, other-case, both-cases, duplicate or control");
     return t;
   }
-  throw Error("[bad-target] target '" + text + "' must start with fs:, net:, env: or pin:");
+  if (starts("ipc:")) {
+    t.kind = TargetKind::kHostObject;
+    t.value = text.substr(4);
+    if (!host_object_info(t.value)) throw Error("[bad-target] unknown host object in '" + text + "'");
+    return t;
+  }
+  throw Error("[bad-target] target '" + text + "' must start with fs:, net:, env:, pin: or ipc:");
 }
 
 }  // namespace breakout

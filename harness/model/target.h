@@ -3,14 +3,15 @@
 // Syntax (scenario files): "fs:<policy path>" (~/.ssh/id_ed25519, sibling/x,
 // workspace/x, parent/x, extra/x), "net:<endpoint>" (tcp4-loopback,
 // udp4-loopback, tcp6-loopback, udp6-loopback, tcp4-external, udp4-external,
-// unix-workspace, unix-outside, abstract), "env:<NAME>".
+// unix-workspace, unix-outside, abstract), "env:<NAME>", "ipc:<host object>"
+// (model/host_object.h: victim, sysv-shm, user-key, pty, own-victim, ...).
 #pragma once
 
 #include <string>
 
 namespace breakout {
 
-enum class TargetKind { kPath, kEndpoint, kEnvVar, kEnvOverride };
+enum class TargetKind { kPath, kEndpoint, kEnvVar, kEnvOverride, kHostObject };
 
 // Forms of a caller override of the spawner's pinned variables ("pin:<form>",
 // class env-pinned); "control" overrides an inherited, unpinned variable.

@@ -66,6 +66,11 @@ struct LaunchSpec {
     int number = 0;
   };
   std::vector<InheritedDir> inherit_dirs;
+  // A terminal device (a pty slave) the child gets as stdin AND controlling
+  // terminal instead of /dev/null (class tty-inject): the child calls setsid(2)
+  // and ioctl(0, TIOCSCTTY) before exec, as a login shell's terminal would be.
+  // Empty: stdin is /dev/null and the child keeps our session. POSIX only.
+  std::string controlling_tty;
 };
 inline constexpr std::size_t kMaxInheritedDirs = 4;
 
@@ -85,8 +90,8 @@ struct LaunchResult {
 };
 
 // Starts spec.argv inside `box` (may be null), drains both pipes concurrently,
-// enforces the timeout, and reaps. stdin is /dev/null; no other fd is inherited
-// (but spec.inherit_dirs).
+// enforces the timeout, and reaps. stdin is /dev/null (or spec.controlling_tty);
+// no other fd is inherited (but spec.inherit_dirs).
 // Never throws for a child that fails to start (started=false, start_error set).
 LaunchResult run_process(const LaunchSpec& spec, Containment* box,
                          const std::atomic<bool>* cancel);

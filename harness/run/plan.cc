@@ -4,6 +4,7 @@
 #include <set>
 
 #include "harness/core/text.h"
+#include "harness/model/host_object.h"
 #include "harness/oracle/net_listeners.h"
 #include "harness/spawner/spawner.h"
 
@@ -27,6 +28,9 @@ std::string skip_reason(const Attempt& a, const Policy& p, const std::optional<T
     if (!listeners) return "no network listeners in this run";
     if (!listeners->endpoint(target->value)) return listeners->skip_reason(target->value);
   }
+  if (auto why = class_unavailable(a.klass)) return *why;  // e.g. no io_uring in this kernel
+  if (target && target->kind == TargetKind::kHostObject)  // the kernel's reason (no keyring, TIOCSTI disabled)
+    if (auto why = host_object_unavailable(target->value)) return *why;
   return "";
 }
 

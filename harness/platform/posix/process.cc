@@ -63,6 +63,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -328,7 +329,7 @@ int mark_cloexec_from(int low) {
 }
 
 // Which child setup step failed (shared page, written by the child).
-enum ChildStep : int { kStepStdio = 0, kStepCgroup, kStepSignals, kStepChdir, kStepFds, kStepExec };
+enum ChildStep : int { kStepStdio = 0, kStepCgroup, kStepSignals, kStepChdir, kStepFds, kStepExec, kStepTty };
 
 const char* step_name(int step) {
   switch (step) {
@@ -337,6 +338,7 @@ const char* step_name(int step) {
     case kStepSignals: return "resetting signals";
     case kStepChdir: return "chdir to cwd";
     case kStepFds: return "marking inherited fds close-on-exec";
+    case kStepTty: return "setsid + TIOCSCTTY on the controlling tty";
     default: return "execve";
   }
 }
@@ -351,6 +353,7 @@ struct ChildSetup {
   int leak_from[kMaxInheritedDirs] = {};
   int leak_to[kMaxInheritedDirs] = {};
   std::size_t leaks = 0;
+  bool make_ctty = false;  // LaunchSpec::controlling_tty: stdin is that tty, make it ours
 
   bp::error_code on_exec_setup(bp::posix::default_launcher&, const std::filesystem::path&,
                                const char* const*) {
@@ -375,6 +378,10 @@ struct ChildSetup {
     ::sigemptyset(&dfl.sa_mask);
     for (int sig = 1; sig < NSIG; ++sig)
       if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);  // EINVAL for reserved ones: fine
+    if (make_ctty) {  // credentials(7): a new session, then stdin becomes its controlling terminal
+      *step = kStepTty;
+      if (::setsid() < 0 || ::ioctl(0, TIOCSCTTY, 0) != 0) return fail();
+    }
     *step = kStepChdir;
     if (cwd != nullptr && ::chdir(cwd) != 0) return fail();
     *step = kStepFds;
@@ -594,6 +601,7 @@ std::optional<Process> launch(asio::io_context& ctx, const LaunchSpec& spec, Con
   launcher.env = envp.data();
   ChildSetup setup{box != nullptr ? box->cgroup_procs_fd() : -1, spec.cwd.empty() ? nullptr : spec.cwd.c_str(),
                    step};
+  setup.make_ctty = !spec.controlling_tty.empty();
   // Deliberate leaks (class fd-leak). Parent copies sit above every target number,
   // so no dup2 onto a target clobbers another leak's source.
   std::vector<UniqueFd> leaked;
@@ -663,8 +671,11 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
     r.start_error = step + ": " + std::strerror(errno);
     return r;
   };
-  UniqueFd devnull(above_stdio(::open("/dev/null", O_RDONLY | O_CLOEXEC)));
-  if (devnull.get() < 0) return sys_fail("open /dev/null");
+  // stdin: /dev/null, or the harness's pty when the attempt needs a controlling terminal (tty-inject).
+  const bool tty = !spec.controlling_tty.empty();
+  UniqueFd devnull(above_stdio(tty ? ::open(spec.controlling_tty.c_str(), O_RDWR | O_NOCTTY | O_CLOEXEC)
+                                   : ::open("/dev/null", O_RDONLY | O_CLOEXEC)));
+  if (devnull.get() < 0) return sys_fail(tty ? "open " + spec.controlling_tty : "open /dev/null");
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) return sys_fail("pipe2");
   UniqueFd out_r(above_stdio(p[0])), out_w(above_stdio(p[1]));

@@ -1,0 +1,43 @@
+// Outside oracle of the host-object classes (process-reach, ipc-reach, key-read, tty-inject).
+//
+// Host side decides: the object changed (victim traced/signalled/stopped/dead,
+// segment attached or written, message consumed, file modified, nonce in the
+// pty's input queue), or its secret showed up in the output or in a file of the
+// tree. The probe's report is displayed only.
+#include "harness/attempt/observe.h"
+
+#include <thread>
+
+#include "harness/core/error.h"
+
+namespace breakout {
+
+std::unique_ptr<HostObject> prepare_host_object(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
+                                                const std::string& nonce) {
+  return make_host_object(ex.target->value, {nonce, tree.roots().tree, tree.roots().workspace, ctx.probes_dir});
+}
+
+Observation observe_host_object(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
+                                const LaunchResult& run, const RunContext& ctx) {
+  check(io.host_object != nullptr, "no host object prepared for " + ex.id);
+  // A signal the probe sent is pending until the victim is scheduled (2 shared cores:
+  // milliseconds); settle before reading its state, as the heartbeat oracle does.
+  std::this_thread::sleep_for(ctx.settle);
+  HostEvidence h = io.host_object->inspect();
+  Observation o;
+  o.evidence = std::move(h.evidence);
+  o.evidence["object"] = ex.target->value;
+  o.evidence["object_spec"] = io.target_spec;
+  o.evidence["object_changed"] = h.changed;
+  std::vector<std::string> where;
+  if (!h.token.empty()) where = find_token(h.token, run, tree, {});
+  o.evidence["token_seen_in"] = where;
+  const bool read = !where.empty() && h.token_decides;
+  o.effect = h.changed || read ? Effect::kHappened : Effect::kNotHappened;
+  if (read) o.summary = "the object's secret was read: seen in " + where[0] + (h.changed ? "; " + h.summary : "");
+  else o.summary = h.summary + (where.empty() || h.token.empty() ? "" : " (secret seen in " + where[0] + ", a read the policy allows)");
+  if (!h.token.empty() && where.empty() && !h.changed) o.summary += "; its secret was seen nowhere outside";
+  return o;
+}
+
+}  // namespace breakout

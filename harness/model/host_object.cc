@@ -1,0 +1,75 @@
+// The table of host objects (targets "ipc:<name>") and the class each belongs to.
+#include "harness/model/host_object.h"
+
+namespace breakout {
+
+namespace {
+constexpr HostObjectInfo kObjects[] = {
+    // process-reach: a victim process the harness starts outside (ptrace, process_vm_readv,
+    // /proc/<pid>/mem and environ, kill); the control is a child the probe starts itself.
+    {"victim", AttemptClass::kProcessReach, true},
+    {"own-victim", AttemptClass::kProcessReach, false},
+    // ipc-reach: SysV shm / msg queue and POSIX shm the harness creates in the host's IPC
+    // namespace and /dev/shm, files in the host's /tmp and /var/tmp; controls are the
+    // probe's own objects, and for the shared dirs a file in the workspace.
+    {"sysv-shm", AttemptClass::kIpcReach, true},
+    {"own-sysv-shm", AttemptClass::kIpcReach, false},
+    {"sysv-msg", AttemptClass::kIpcReach, true},
+    {"own-sysv-msg", AttemptClass::kIpcReach, false},
+    {"posix-shm", AttemptClass::kIpcReach, true},
+    {"own-posix-shm", AttemptClass::kIpcReach, false},
+    {"tmp-file", AttemptClass::kIpcReach, true},
+    {"var-tmp-file", AttemptClass::kIpcReach, true},
+    {"workspace-file", AttemptClass::kIpcReach, false},
+    // key-read: a user key in the harness's user keyring (keyrings(7)); control: the probe's own key.
+    {"user-key", AttemptClass::kKeyRead, true},
+    {"own-key", AttemptClass::kKeyRead, false},
+    // tty-inject: a pty the harness owns and gives the spawner as stdin and controlling
+    // terminal; control: a pty the probe opens itself.
+    {"pty", AttemptClass::kTtyInject, true},
+    {"own-pty", AttemptClass::kTtyInject, false},
+    // dns-query: a resolver the harness runs on the host's 127.0.0.1 (UDP), and one on a
+    // unix datagram socket in the workspace (reachable in every network mode: the control).
+    {"dns-loopback", AttemptClass::kDnsQuery, true},
+    {"dns-workspace", AttemptClass::kDnsQuery, false},
+};
+}  // namespace
+
+const HostObjectInfo* host_object_info(const std::string& name) {
+  for (const auto& o : kObjects)
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+}  // namespace breakout
+
+#include "harness/core/error.h"
+#include "harness/model/expectation.h"
+
+namespace breakout {
+
+Expectation expect_host_object(AttemptClass klass, const Target& target, const Policy& policy) {
+  check(target.kind == TargetKind::kHostObject, "[bad-target] " + target.text + " is not a host object (ipc:…)");
+  const HostObjectInfo* o = host_object_info(target.value);
+  check(o != nullptr && o->klass == klass,
+        "[bad-target] " + target.text + " is not a target of class " + to_string(klass));
+  if (target.value == "dns-loopback") {
+    // A resolver on the host's loopback is a loopback service: network = none admits
+    // none (and a nonce name resolved is data leaving the sandbox); loopback and full do.
+    const std::string m = std::string("network = ") + to_string(policy.network);
+    if (policy.network == NetworkMode::kNone) return {Expected::kDenied, m + " admits no resolver, not even one on the host's loopback"};
+    return {Expected::kAllowed, m + " admits the host's loopback resolver"};
+  }
+  if (!o->host) return {Expected::kAllowed, "the probe's own " + target.value.substr(target.value.find('-') + 1) +
+                                                " inside the sandbox (control)"};
+  // No policy field grants any of these: the sandbox's reach ends at its own
+  // processes, IPC namespace, keys and files (catalog §8).
+  return {Expected::kDenied, "a " + target.value + " the harness owns outside the sandbox: no policy grants host " +
+                                 (klass == AttemptClass::kProcessReach ? "processes"
+                                  : klass == AttemptClass::kIpcReach   ? "IPC objects or shared-dir files"
+                                  : klass == AttemptClass::kKeyRead    ? "keyrings"
+                                  : klass == AttemptClass::kDnsQuery   ? "resolvers"
+                                                                       : "terminals")};
+}
+
+}  // namespace breakout

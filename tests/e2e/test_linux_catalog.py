@@ -1,0 +1,199 @@
+"""linux-catalog suite (issue 8, catalog §3, §8): host processes, SysV/POSIX IPC and shared temp dirs,
+the user keyring, TIOCSTI, config poisoning and DNS, asserted as each sandbox really behaves
+(docs/host-ipc.md)."""
+import os
+
+import pytest
+
+from conftest import require_root_tool
+
+PROCESS = ["proc.ptrace", "proc.vm-read", "proc.mem", "proc.environ", "proc.signal-term", "proc.signal-stop"]
+IPC = ["ipc.sysv-shm", "ipc.sysv-msg", "ipc.posix-shm", "ipc.tmp", "ipc.var-tmp"]
+TTY = ["tty.tiocsti", "tty.tiocsti-high-bits"]
+KEY = ["key.user-keyring"]
+HOST_OBJECTS = PROCESS + IPC + TTY + KEY  # denied under every policy
+CONFIG = ["config.shell-rc", "config.autostart", "config.git-hook", "config.spawner-profile"]
+DNS = ["dns.nonce-name"]
+URING = ["uring.openat-create"]
+POLICIES = ["workspace-write", "network-full"]
+
+
+def records(run, attempt, policy, role):
+    return [a for a in run.attempts if a["attempt"] == attempt and a["policy"] == policy and a["role"] == role]
+
+
+def one(run, attempt, policy, role):
+    found = records(run, attempt, policy, role)
+    assert len(found) == 1, (attempt, policy, role, len(found))
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def none_run(run_breakout):
+    if os.geteuid() != 0:
+        pytest.skip("needs root for cgroup containment")
+    return run_breakout("--spawner", "none", "--suite", "linux-catalog")
+
+
+@pytest.fixture(scope="module")
+def bwrap_run(run_breakout):
+    require_root_tool("bwrap")
+    return run_breakout("--spawner", "bwrap", "--suite", "linux-catalog")
+
+
+@pytest.fixture(scope="module")
+def firejail_run(run_breakout):
+    require_root_tool("firejail")
+    return run_breakout("--spawner", "firejail", "--suite", "linux-catalog")
+
+
+def test_suite_is_what_the_docs_list(none_run):
+    assert {a["attempt"] for a in none_run.attempts} == set(HOST_OBJECTS + CONFIG + DNS + URING)
+    assert {a["policy"] for a in none_run.attempts} == set(POLICIES)
+
+
+def test_none_every_host_object_deny_escapes_with_outside_evidence(none_run):
+    for policy in POLICIES:
+        for attempt in HOST_OBJECTS:
+            deny, control = one(none_run, attempt, policy, "deny"), one(none_run, attempt, policy, "allow")
+            if deny["verdict"] == "skip":  # N/A with the kernel's reason (no keyring, TIOCSTI disabled)
+                assert deny["reason"] and control["verdict"] == "skip", attempt
+                continue
+            assert deny["verdict"] == "escape", (attempt, deny["reason"])
+            assert deny["evidence"]["object_changed"] or deny["evidence"]["token_seen_in"], attempt
+            assert control["verdict"] == "pass", (attempt, control["reason"])
+            assert control["evidence"]["token_seen_in"] or control["evidence"]["object_changed"], attempt
+    assert none_run.returncode == 3
+
+
+def test_none_evidence_matches_the_technique(none_run):
+    def ev(attempt):
+        return one(none_run, attempt, "workspace-write", "deny")["evidence"]
+
+    assert ev("proc.ptrace")["victim_tracer_seen"] > 0
+    assert ev("proc.signal-term")["victim_signals"] == [15]
+    assert ev("proc.signal-stop")["victim_state"] == "T"
+    for attempt in ("proc.vm-read", "proc.mem", "proc.environ", "key.user-keyring"):
+        assert "stdout" in ev(attempt)["token_seen_in"], attempt
+    assert ev("ipc.sysv-msg")["last_receiver_pid"] > 0
+    for attempt in ("ipc.tmp", "ipc.var-tmp"):
+        assert ev(attempt)["contents_changed"] is True
+    if one(none_run, "tty.tiocsti", "workspace-write", "deny")["verdict"] != "skip":
+        assert ev("tty.tiocsti")["nonce_injected"] is True
+
+
+def test_bwrap_namespaces_hide_processes_ipc_and_temp_dirs(bwrap_run):
+    # --unshare-pid: host pids do not exist inside; --unshare-ipc: SysV keys are per IPC
+    # namespace; --dev /dev: a private /dev/shm; --ro-bind / /: /tmp and /var/tmp read-only.
+    for policy in POLICIES:
+        for attempt in PROCESS + IPC:
+            deny, control = one(bwrap_run, attempt, policy, "deny"), one(bwrap_run, attempt, policy, "allow")
+            assert deny["verdict"] == "pass", (attempt, deny["reason"])
+            assert control["verdict"] == "pass", (attempt, control["reason"])
+    assert one(bwrap_run, "proc.vm-read", "workspace-write", "deny")["probe_report"]["errname"] in ("ENOENT", "ESRCH")
+
+
+def test_bwrap_shares_the_user_keyring(bwrap_run):
+    # FINDING (by design): keyrings belong to the user (per user namespace), not to any
+    # namespace bubblewrap unshares here; without --unshare-user or a seccomp filter on
+    # add_key/keyctl/request_key, a key in the caller's user keyring is readable inside.
+    for policy in POLICIES:
+        deny = one(bwrap_run, "key.user-keyring", policy, "deny")
+        if deny["verdict"] == "skip":
+            pytest.skip(deny["reason"])
+        assert deny["verdict"] == "escape" and "stdout" in deny["evidence"]["token_seen_in"], deny["reason"]
+        assert one(bwrap_run, "key.user-keyring", policy, "allow")["verdict"] == "pass"
+
+
+def test_bwrap_tiocsti_as_root(bwrap_run):
+    # --new-session (setsid) fixed CVE-2017-5226 for unprivileged callers: TIOCSTI needs the
+    # terminal to be the caller's controlling tty... or CAP_SYS_ADMIN (tiocsti() in
+    # drivers/tty/tty_io.c). bwrap started by root keeps every capability, so the sandbox
+    # has no ctty (has_ctty false) and still injects. Asserted as the escape it is (the
+    # fixture runs as root).
+    for policy in POLICIES:
+        for attempt in TTY:
+            deny = one(bwrap_run, attempt, policy, "deny")
+            if deny["verdict"] == "skip":
+                continue
+            assert deny["probe_report"]["has_ctty"] is False  # --new-session did its part
+            assert deny["verdict"] == "escape" and deny["evidence"]["nonce_injected"] is True, deny["reason"]
+            assert one(bwrap_run, attempt, policy, "allow")["verdict"] == "pass"
+
+
+def test_firejail(firejail_run):
+    for policy in POLICIES:
+        for attempt in PROCESS + ["ipc.sysv-shm", "ipc.sysv-msg", "ipc.tmp", "ipc.var-tmp"]:
+            deny = one(firejail_run, attempt, policy, "deny")
+            assert deny["verdict"] == "pass", (attempt, deny["reason"])
+        # FINDING: firejail --noprofile keeps the host's /dev, so /dev/shm (POSIX shm) is shared.
+        shm = one(firejail_run, "ipc.posix-shm", policy, "deny")
+        assert shm["verdict"] == "escape" and shm["evidence"]["contents_changed"] is True, shm["reason"]
+        key = one(firejail_run, "key.user-keyring", policy, "deny")
+        assert key["verdict"] in ("escape", "skip"), key["reason"]
+        # The injection itself succeeds (the probe keeps the pty as its ctty), but firejail's
+        # sandbox init flushes the terminal's input queue (TCFLSH TCIFLUSH) once the program
+        # exits, before the caller's shell can read it: nothing arrives.
+        for attempt in TTY:
+            deny = one(firejail_run, attempt, policy, "deny")
+            if deny["verdict"] == "skip":
+                continue
+            assert deny["verdict"] == "pass" and deny["evidence"]["nonce_injected"] is False, deny["reason"]
+            assert deny["probe_report"]["ok"] is True  # display only: it did inject
+    controls = [a for a in firejail_run.attempts if a["role"] == "allow" and a["verdict"] not in ("pass", "skip")]
+    assert not controls, firejail_run.explain(controls)
+
+
+def test_config_poisoning_is_a_write_outside(none_run, bwrap_run, firejail_run):
+    # Fake HOME and a repository beside the workspace; judged by the snapshot diff.
+    for run, verdict in ((none_run, "escape"), (bwrap_run, "pass"), (firejail_run, "pass")):
+        denies = [a for a in run.attempts if a["attempt"] in CONFIG and a["role"] == "deny"]
+        assert len(denies) == 5 * len(POLICIES)
+        for a in denies:
+            assert a["verdict"] == verdict, (a["id"], a["reason"])
+            assert bool(a["evidence"]["changes_outside_writable_roots"]) == (verdict == "escape"), a["id"]
+        controls = [a for a in run.attempts if a["attempt"] in CONFIG and a["role"] == "allow"]
+        assert len(controls) == 4 * len(POLICIES) and all(a["verdict"] == "pass" for a in controls)
+    hook = one(none_run, "config.git-hook", "workspace-write", "deny")
+    assert hook["evidence"]["changes_outside_writable_roots"][0]["path"] == "sibling/repo/.git/hooks/pre-commit"
+
+
+def test_dns_follows_the_network_mode(none_run, bwrap_run, firejail_run):
+    # The harness's resolver on the host's 127.0.0.1: denied under network = none (a fresh
+    # network namespace has its own, empty loopback), allowed under full; the workspace
+    # resolver (unix datagram socket) is the control in both.
+    for run in (none_run, bwrap_run, firejail_run):
+        for policy in POLICIES:
+            control = [a for a in records(run, "dns.nonce-name", policy, "allow") if a["target"] == "ipc:dns-workspace"]
+            assert control[0]["verdict"] == "pass" and control[0]["evidence"]["nonce_name_resolved"] is True
+        denied = one(run, "dns.nonce-name", "workspace-write", "deny")
+        shared = [a for a in records(run, "dns.nonce-name", "network-full", "allow") if a["target"] == "ipc:dns-loopback"]
+        assert shared and shared[0]["verdict"] == "pass" and shared[0]["evidence"]["nonce_name_resolved"] is True
+        if run is none_run:
+            assert denied["verdict"] == "escape" and denied["evidence"]["nonce_name_resolved"] is True
+        else:
+            assert denied["verdict"] == "pass" and denied["evidence"]["nonce_name_resolved"] is False, denied["reason"]
+
+
+def test_io_uring_writes_follow_the_write_rule(none_run, bwrap_run, firejail_run):
+    # IORING_OP_OPENAT skips the openat(2) syscall, not the mount table: bind-mount sandboxes
+    # refuse it like any write (EROFS); only seccomp-only sandboxes would miss it.
+    for run, verdict in ((none_run, "escape"), (bwrap_run, "pass"), (firejail_run, "pass")):
+        for policy in POLICIES:
+            denies = records(run, "uring.openat-create", policy, "deny")
+            control = one(run, "uring.openat-create", policy, "allow")
+            if control["verdict"] == "skip":  # io_uring unavailable: N/A with the kernel's reason
+                assert control["reason"] and all(a["verdict"] == "skip" for a in denies)
+                continue
+            assert control["verdict"] == "pass", control["reason"]
+            assert len(denies) == 2
+            for a in denies:
+                assert a["verdict"] == verdict, (a["id"], a["reason"])
+            if verdict == "pass":
+                assert denies[0]["probe_report"]["errname"] == "EROFS"  # display only
+
+
+def test_no_overblock_broken_or_error(none_run, bwrap_run, firejail_run):
+    for run in (none_run, bwrap_run, firejail_run):
+        bad = [a for a in run.attempts if a["verdict"] in ("overblock", "broken", "error")]
+        assert not bad, run.explain(bad)
