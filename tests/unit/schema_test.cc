@@ -6,6 +6,7 @@
 #include "harness/core/error.h"
 #include "harness/core/toml_schema.h"
 #include "harness/model/scenario.h"
+#include "harness/spawner/driver_spawner.h"
 #include "harness/spawner/template_spawner.h"
 
 namespace fs = std::filesystem;
@@ -51,6 +52,12 @@ TEST(Schema, InvalidProfilesRaiseTheirNamedError) {
   expect_fixtures("profiles", [](const fs::path& p) { load_profile_file(p); });
 }
 
+TEST(Schema, InvalidDriverProfilesRaiseTheirNamedError) {
+  expect_fixtures("driver-profiles", [](const fs::path& p) {
+    parse_driver_profile(schema::parse(schema::read_file(p.string()), p.string()), p.string(), p.parent_path());
+  });
+}
+
 TEST(Schema, InvalidSuitesRaiseTheirNamedError) {
   expect_fixtures("suites", [](const fs::path& p) { load_suite(p.string(), kScenarios); });
 }
@@ -75,6 +82,13 @@ TEST(Schema, ShippedSuitesLoad) {
 TEST(Schema, ShippedProfilesLoad) {
   for (const auto& e : fs::directory_iterator(fs::path(BREAKOUT_SOURCE_DIR) / "spawners"))
     if (e.path().extension() == ".toml") {
-      EXPECT_NO_THROW(load_profile_file(e.path())) << e.path();
+      const auto root = schema::parse(schema::read_file(e.path().string()), e.path().string());
+      if (root["kind"].value<std::string>() == std::optional<std::string>("driver")) {
+        const DriverSettings d = parse_driver_profile(root, e.path().string(), e.path().parent_path());
+        ASSERT_FALSE(d.argv.empty());
+        EXPECT_TRUE(fs::exists(d.argv.back())) << d.argv.back();  // the driver script the profile names
+      } else {
+        EXPECT_NO_THROW(load_profile_file(e.path())) << e.path();
+      }
     }
 }
