@@ -21,12 +21,13 @@ ctest --preset default -E e2e_pytest
 # A smoke, not a measurement (docs/bench.md): every benchmark runs its calibrated
 # schedule briefly, so a broken spawn path fails here; about 15 s in all.
 echo "== bench smoke (Google Benchmark targets and breakout bench, short min time) =="
-if [ -x build/bin/breakout_bench_spawn ]; then
-  build/bin/breakout_bench_spawn --benchmark_min_time=0.01 --benchmark_repetitions=2 --bench_budget=5
-fi
+test -x build/bin/breakout_bench_spawn || { echo "bench binary not built (libbenchmark-dev missing?)" >&2; exit 1; }
+build/bin/breakout_bench_spawn --benchmark_min_time=0.01 --benchmark_repetitions=2 --bench_budget=5
 mkdir -p build/test-artifacts
 build/bin/breakout bench --spawner none --min-time 0.02 --repetitions 3 --budget 5 --no-history \
   --out build/test-artifacts/bench-none.json
+build/bin/breakout bench --spawner reference-driver --min-time 0.02 --repetitions 3 --budget 5 --no-history \
+  --out build/test-artifacts/bench-reference-driver.json
 
 # Verbose so pytest's own summary, with every skip and its reason, is in the log.
 echo "== end-to-end tests (pytest via ctest) =="
