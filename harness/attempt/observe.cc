@@ -26,17 +26,6 @@ std::string read_prefix(const fs::path& p, std::size_t limit) {
   return data;
 }
 
-std::size_t count_lines(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::size_t n = 0;
-  char buf[8192];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) n += buf[i] == '\n';
-    if (!in) break;
-  }
-  return n;
-}
-
 fs::path relative_to_tree(const fs::path& p, const AttemptTree& tree) {
   return p.lexically_relative(tree.roots().tree);
 }
@@ -240,6 +229,18 @@ std::optional<std::string> unix_listener_address(const std::string& endpoint, co
 }
 
 }  // namespace
+
+std::size_t count_lines(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::size_t n = 0;
+  char buf[8192];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) n += buf[i] == '\n';
+    if (!in) break;
+  }
+  return n;
+}
+
 
 nlohmann::json parse_probe_report(const std::string& out) {
   constexpr std::size_t kReportSearch = 65536;  // the report line is looked for in this tail

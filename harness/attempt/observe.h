@@ -30,6 +30,9 @@ struct AttemptIo {
   std::unique_ptr<HostObject> host_object;           // ipc:<name> (observe_ipc.cc)
 };
 
+// Lines in a file (heartbeats): 0 when it does not exist.
+std::size_t count_lines(const std::filesystem::path& p);
+
 // The probe's own report line ("BREAKOUT-REPORT {json}") from the tail of its
 // stdout; null when absent, {"unparsed": excerpt} when not JSON. Display only.
 nlohmann::json parse_probe_report(const std::string& out);

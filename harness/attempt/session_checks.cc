@@ -17,17 +17,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::size_t count_beats(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::size_t n = 0;
-  char buf[8192];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) n += buf[i] == '\n';
-    if (!in) break;
-  }
-  return n;
-}
-
 nlohmann::json describe_exec(const LaunchResult& r) {
   nlohmann::json j = {{"started", r.started}, {"exit_code", r.exited ? nlohmann::json(r.exit_code) : nlohmann::json()},
                       {"signal", r.term_signal}, {"timed_out", r.timed_out}};
@@ -106,7 +95,7 @@ void check_shutdown_under_load(const Execution& ex, const RunContext& ctx, const
   const auto deadline = Clock::now() + 5s;
   auto all_beating = [&] {
     for (const auto& b : beats)
-      if (count_beats(b) < 3) return false;
+      if (count_lines(b) < 3) return false;
     return true;
   };
   while (!all_beating() && Clock::now() < deadline) std::this_thread::sleep_for(25ms);
@@ -116,11 +105,11 @@ void check_shutdown_under_load(const Execution& ex, const RunContext& ctx, const
   shutdown_into(*session, o.evidence);
   std::this_thread::sleep_for(ctx.settle);
   std::vector<std::size_t> at;
-  for (const auto& b : beats) at.push_back(count_beats(b));
+  for (const auto& b : beats) at.push_back(count_lines(b));
   std::this_thread::sleep_for(ctx.heartbeat_grace);
   std::vector<int> survivors;
   for (std::size_t i = 0; i < beats.size(); ++i)
-    if (count_beats(beats[i]) > at[i]) survivors.push_back(static_cast<int>(i));
+    if (count_lines(beats[i]) > at[i]) survivors.push_back(static_cast<int>(i));
   session->close();  // the driver goes; execs still waiting return
   nlohmann::json results = nlohmann::json::array();
   for (auto& f : running) results.push_back(describe_exec(f.get()));
@@ -190,9 +179,9 @@ void check_hygiene(const Execution& ex, const RunContext& ctx, const AttemptTree
   Observation o;
   shutdown_into(*session, o.evidence);
   std::this_thread::sleep_for(ctx.settle);
-  const std::size_t at = count_beats(io.heartbeat);
+  const std::size_t at = count_lines(io.heartbeat);
   std::this_thread::sleep_for(ctx.heartbeat_grace);
-  const std::size_t later = count_beats(io.heartbeat);
+  const std::size_t later = count_lines(io.heartbeat);
   const std::string ws_rel = tree.roots().workspace.lexically_relative(tree.roots().tree).string();
   const auto changes = outside_workspace(diff_snapshots(before, take_snapshot(tree.roots().tree)), ws_rel);
   session->close();

@@ -16,6 +16,7 @@
 
 #include "harness/core/error.h"
 #include "harness/platform/posix/spawn.h"
+#include "harness/platform/posix/unique_fd.h"
 
 namespace breakout {
 
@@ -24,39 +25,16 @@ using namespace std::chrono_literals;
 
 namespace {
 
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { reset(); }
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
-
 // A pipe whose both ends are CLOEXEC and numbered >= 3 (see process.cc's above_stdio).
-std::pair<Fd, Fd> make_pipe() {
+std::pair<UniqueFd, UniqueFd> make_pipe() {
   int p[2];
   check(::pipe2(p, O_CLOEXEC) == 0, "pipe2");
-  Fd r(p[0]), w(p[1]);
-  for (Fd* f : {&r, &w}) {
+  UniqueFd r(p[0]), w(p[1]);
+  for (UniqueFd* f : {&r, &w}) {
     if (f->get() < 3) {
       const int high = ::fcntl(f->get(), F_DUPFD_CLOEXEC, 3);
       if (high < 0) throw_errno("fcntl F_DUPFD_CLOEXEC");
-      *f = Fd(high);
+      f->reset(high);
     }
   }
   return {std::move(r), std::move(w)};
@@ -225,7 +203,7 @@ class PosixLineChannel final : public LineChannel {
   int pid_ = -1;
   bool reaped_ = false;
   int status_ = 0;
-  Fd in_, out_, err_, wake_r_, wake_w_;
+  UniqueFd in_, out_, err_, wake_r_, wake_w_;
   std::string buf_;
   std::size_t scanned_ = 0;
   bool eof_ = false;

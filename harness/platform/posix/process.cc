@@ -87,6 +87,7 @@
 
 #include "harness/core/error.h"
 #include "harness/platform/posix/spawn.h"
+#include "harness/platform/posix/unique_fd.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -103,30 +104,6 @@ namespace {
 
 // ---------------------------------------------------------------------------
 // Small POSIX helpers
-
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  ~UniqueFd() { reset(); }
-  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
-  UniqueFd& operator=(UniqueFd&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = o.release();
-    }
-    return *this;
-  }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-  void reset(int fd = -1) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 // Moves `fd` to a number >= 3 (CLOEXEC) so that dup2 onto 0/1/2 in the child
 // can never clobber one of our own pipe ends (possible when the harness itself
