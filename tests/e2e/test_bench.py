@@ -170,15 +170,18 @@ def test_bench_usage_errors(breakout_bin, tmp_path):
     assert proc.returncode == 2 and "nope.json" in proc.stderr
 
 
-DRIVER = str(FIXTURES / "bench-driver.toml")            # reference driver, 20 ms sleep per exec
-DRIVER_SLOW = str(FIXTURES / "bench-driver-slow.toml")  # the same, sleeping 2x as long (40 ms)
+DRIVER = str(FIXTURES / "bench-driver.toml")            # reference driver, 50 ms sleep per exec
+DRIVER_SLOW = str(FIXTURES / "bench-driver-slow.toml")  # the same, sleeping 2x as long (100 ms)
+# Several execs per repetition: one exec per repetition is at the mercy of the
+# machine's load (seen in CI with another build running on the 2 cores).
+DRIVER_QUICK = ["--min-time", "0.4", "--repetitions", "9"]
 
 
 def test_driver_sleeping_twice_as_long_per_exec_is_flagged(breakout_bin, tmp_path):
     if os.geteuid() != 0:
         pytest.skip("the reference driver runs bwrap as root here")
     proc, doc = bench(breakout_bin, tmp_path, "driver-slow", "--spawner", DRIVER, "--versus", DRIVER_SLOW,
-                      "--only", "spawn/bench-driver", *QUICK)
+                      "--only", "spawn/bench-driver", *DRIVER_QUICK)
     assert proc.returncode == 4, proc.stdout + proc.stderr
     c = {f["name"]: f for f in doc["compare"]["benchmarks"]}["spawn/bench-driver"]
     assert c["regression"] and c["p_value"] < 0.05 and c["ratio"] > 1.3, c
@@ -188,7 +191,7 @@ def test_identical_driver_rerun_is_not_flagged(breakout_bin, tmp_path):
     if os.geteuid() != 0:
         pytest.skip("the reference driver runs bwrap as root here")
     proc, doc = bench(breakout_bin, tmp_path, "driver-rerun", "--spawner", DRIVER, "--versus", DRIVER,
-                      "--only", "spawn/bench-driver", *QUICK)
+                      "--only", "spawn/bench-driver", *DRIVER_QUICK)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     c = {f["name"]: f for f in doc["compare"]["benchmarks"]}["spawn/bench-driver"]
     assert not c["regression"] and c["verdict"] != "no verdict", c
