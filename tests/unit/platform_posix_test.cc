@@ -340,6 +340,15 @@ void expect_daemon_killed(Containment& box, const std::string& nonce) {
   std::ifstream(pidfile) >> pid;
   ASSERT_GT(pid, 0);
   ASSERT_TRUE(pid_alive(pid));
+  // The pid file is written just before `exec sleep`; while execve runs,
+  // /proc/<pid>/environ can read empty and the nonce scan would miss it
+  // (seen once under load). Count once the daemon is the sleep.
+  EXPECT_TRUE(wait_until([&] {
+    std::ifstream cmd("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string argv0;
+    std::getline(cmd, argv0, '\0');
+    return argv0 == "sleep";
+  }, 5s));
   EXPECT_GE(box.live_count(), 1) << box.mechanism();
   EXPECT_GE(box.kill_all(), 1) << box.mechanism();
   EXPECT_TRUE(wait_until([&] { return !pid_alive(pid); }, 2s)) << "daemon " << pid << " survived";
