@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string dumped = report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   check_markup_free(html_escape(dumped), dumped);
 
-  for (const std::size_t max : {std::size_t{0}, std::size_t{1}, std::size_t{16}, std::size_t{1024}}) {
+  for (const std::size_t max : {std::size_t{16}, std::size_t{1024}}) {  // a cut, and (mostly) no cut
     const std::string ex = printable_excerpt(out, max);
     FUZZ_CHECK(fuzz::is_printable(ex));
     FUZZ_CHECK(ex.size() <= 4 * max + 64);  // "\xNN" per byte, plus the "...[N more bytes]" note

@@ -59,9 +59,9 @@ TEST(EnvBlockPosix, EnvironBytesRoundTrip) {
 // terminated by four zero bytes: two for the last string, two more to terminate the block."
 TEST(EnvBlockWindows, BlockIsNulSeparatedAndDoubleNulTerminated) {
   const std::u16string block = encode_windows({{"A", "1"}, {"B", "2"}});
-  EXPECT_EQ(block, std::u16string(u"A=1\0B=2\0\0", 10));
-  EXPECT_EQ(windows_block_bytes(block).size(), 20u);
-  EXPECT_EQ(windows_block_bytes(block).substr(16), std::string(4, '\0'));
+  EXPECT_EQ(block, std::u16string(u"A=1\0B=2\0\0", 9));
+  EXPECT_EQ(windows_block_bytes(block).size(), 18u);
+  EXPECT_EQ(windows_block_bytes(block).substr(14), std::string(4, '\0'));
   // No variables at all is still two NULs (four zero bytes).
   EXPECT_EQ(encode_windows({}), std::u16string(u"\0\0", 2));
   EXPECT_TRUE(decode_windows(std::u16string(u"\0\0", 2)).empty());
