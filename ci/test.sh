@@ -32,7 +32,8 @@ build/bin/breakout bench --spawner reference-driver --min-time 0.02 --repetition
 
 # The in-process fuzz targets (fuzz/README.md): clang+libFuzzer with ASan+UBSan,
 # every corpus and regression input replayed, then 10 s of fuzzing per target with
-# new inputs in a temp dir (never the repo's corpus); any crash fails. About 2-3 min on 2 cores.
+# new inputs in a temp dir (never the repo's corpus); any crash fails. 60 s of fuzzing
+# after the instrumented build (about 30 objects: the longest part on 2 cores).
 echo "== fuzz: libFuzzer build, corpus replay, bounded sessions =="
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
