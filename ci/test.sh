@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: set up, build (g++), the clang warning-clean build, the mingw-w64 cross
-# build of the portable core, then unit tests, the bench smoke and end-to-end tests (ctest: GoogleTest + pytest).
+# build of the portable core, then unit tests (with fuzz corpus replays), the bench smoke, the
+# bounded fuzz sessions and end-to-end tests (ctest: GoogleTest + pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
@@ -28,6 +29,16 @@ build/bin/breakout bench --spawner none --min-time 0.02 --repetitions 3 --budget
   --out build/test-artifacts/bench-none.json
 build/bin/breakout bench --spawner reference-driver --min-time 0.02 --repetitions 3 --budget 5 --no-history \
   --out build/test-artifacts/bench-reference-driver.json
+
+# The in-process fuzz targets (fuzz/README.md): clang+libFuzzer with ASan+UBSan,
+# every corpus and regression input replayed, then 10 s of fuzzing per target with
+# new inputs in a temp dir (never the repo's corpus); any crash fails. 60 s of fuzzing
+# after the instrumented build (about 30 objects: the longest part on 2 cores).
+echo "== fuzz: libFuzzer build, corpus replay, bounded sessions =="
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$(nproc)"
+ctest --preset fuzz
+bash fuzz/run.sh build-fuzz 10
 
 # Verbose so pytest's own summary, with every skip and its reason, is in the log.
 echo "== end-to-end tests (pytest via ctest) =="

@@ -2,6 +2,7 @@
 #include "harness/model/policy.h"
 
 #include "harness/core/error.h"
+#include "harness/core/text.h"
 #include "harness/core/toml_schema.h"
 
 namespace breakout {
@@ -79,6 +80,16 @@ Policy parse_policy_text(const std::string& text, const std::string& origin) {
         if (!v.is_string()) schema::fail("wrong-type", where, "pinned." + std::string(k.str()) + " must be a string");
         p.env.pinned[std::string(k.str())] = *v.value<std::string>();
       }
+    }
+    // Each name must stay one variable in the child's environment: a pinned "A=B"
+    // would reach it as A (environ(7): the name ends at the first '='), and a NUL
+    // cuts the execve string short (found by fuzz/policy_fuzzer).
+    auto valid_name = [](const std::string& n) { return !n.empty() && n.find_first_of(std::string_view("=\0", 2)) == std::string::npos; };
+    for (const auto& name : p.env.inherit)
+      if (!valid_name(name)) schema::fail("bad-env-name", where, "inherit holds '" + printable_excerpt(name, 80) + "': names are non-empty, without '=' or NUL");
+    for (const auto& [name, value] : p.env.pinned) {
+      if (!valid_name(name)) schema::fail("bad-env-name", where, "pinned holds '" + printable_excerpt(name, 80) + "': names are non-empty, without '=' or NUL");
+      if (value.find('\0') != std::string::npos) schema::fail("bad-env-value", where, "pinned." + printable_excerpt(name, 80) + " holds a NUL");
     }
   }
   return p;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
+#include <string_view>
 
 #include "harness/core/error.h"
 #include "harness/core/text.h"
@@ -20,7 +22,7 @@ namespace {
 
 constexpr const char* kListTokens[] = {"{argv...}", "{network...}", "{writable...}",
                                        "{deny_read...}", "{env_set...}", "{env_unset...}"};
-constexpr const char* kScalars[] = {"{cwd}", "{workspace}", "{home}", "{tree}", "{path}", "{name}", "{value}"};
+constexpr const char* kScalars[] = {"{cwd}", "{workspace}", "{home}", "{tree}"};  // expanded in every list
 
 void append_expanded(std::vector<std::string>& out, const std::vector<std::string>& tmpl,
                      const std::map<std::string, std::string>& vars) {
@@ -29,8 +31,11 @@ void append_expanded(std::vector<std::string>& out, const std::vector<std::strin
 
 // Placeholders a template element may use, so typos fail at load time. A
 // placeholder is "{name}" or "{name...}" with name in [a-z_]; other braces
-// (JSON in a shell snippet, say) are literal text.
-void check_placeholders(const std::vector<std::string>& tmpl, const std::string& where, bool lists_ok) {
+// (JSON in a shell snippet, say) are literal text. `extra` are the scalars only
+// this list expands ("{path}" per writable root, ...): anywhere else one would
+// reach the sandbox's command line as literal text (found by fuzz/profile_fuzzer).
+void check_placeholders(const std::vector<std::string>& tmpl, const std::string& where, bool lists_ok,
+                        std::initializer_list<std::string_view> extra = {}) {
   for (const auto& t : tmpl) {
     for (std::size_t open = t.find('{'); open != std::string::npos; open = t.find('{', open + 1)) {
       std::size_t end = open + 1;
@@ -41,6 +46,7 @@ void check_placeholders(const std::vector<std::string>& tmpl, const std::string&
       const std::string ph = t.substr(open, end - open + 1);
       bool known = false;
       for (auto s : kScalars) known = known || ph == s;
+      for (auto s : extra) known = known || ph == s;
       if (lists_ok)
         for (auto l : kListTokens) known = known || (ph == l && t == l);
       if (!known) schema::fail("bad-placeholder", where, "unknown placeholder '" + ph + "' in '" + t + "'");
@@ -110,8 +116,10 @@ Profile parse_profile_text(const std::string& text, const std::string& origin) {
   p.env_set = schema::string_array(root, "env_set", origin, false);
   p.env_unset = schema::string_array(root, "env_unset", origin, false);
   check_placeholders(p.command, origin + ": command", true);
-  for (auto* list : {&p.writable_root, &p.deny_read_dir, &p.deny_read_file, &p.env_set, &p.env_unset})
-    check_placeholders(*list, origin, false);
+  for (auto* list : {&p.writable_root, &p.deny_read_dir, &p.deny_read_file})
+    check_placeholders(*list, origin, false, {"{path}"});
+  check_placeholders(p.env_set, origin, false, {"{name}", "{value}"});
+  check_placeholders(p.env_unset, origin, false, {"{name}"});
   bool has_argv = false;
   for (const auto& t : p.command) has_argv = has_argv || t == "{argv...}";
   if (!has_argv) schema::fail("missing-argv", origin, "command must contain \"{argv...}\"");

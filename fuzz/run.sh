@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Bounded libFuzzer sessions: each target from its seed corpus and regressions, new inputs into a temp dir only.
+#
+#   fuzz/run.sh [BUILD_DIR] [SECONDS] [TARGET...]   (defaults: build-fuzz, 10, every *_fuzzer)
+# Fails on the first crash, leak, timeout or OOM, printing the reproducer's path
+# (kept under $BREAKOUT_FUZZ_ARTIFACTS, default a temp dir). Ends with one table
+# row per target: executions and exec/s from libFuzzer's -print_final_stats.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$(cd "${1:-$root/build-fuzz}" && pwd)"
+seconds="${2:-10}"
+shift $(( $# > 2 ? 2 : $# ))
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for f in "$root"/fuzz/*_fuzzer.cc; do targets+=("$(basename "$f" .cc)"); done
+fi
+artifacts="${BREAKOUT_FUZZ_ARTIFACTS:-$(mktemp -d -t breakout-fuzz-artifacts.XXXXXX)}"
+mkdir -p "$artifacts"
+rows=()
+for t in "${targets[@]}"; do
+  thing="${t%_fuzzer}"
+  bin="$build/fuzz/${thing}_fuzzer"
+  [ -x "$bin" ] || { echo "fuzz: $bin not built (cmake --build --preset fuzz)" >&2; exit 1; }
+  # libFuzzer itself ignores .options (ClusterFuzz reads them): pass its [libfuzzer] keys as flags.
+  opts=()
+  if [ -f "$root/fuzz/${thing}_fuzzer.options" ]; then
+    while IFS= read -r line; do
+      [[ "$line" =~ ^([a-z_]+)[[:space:]]*=[[:space:]]*(.+)$ ]] && opts+=("-${BASH_REMATCH[1]}=${BASH_REMATCH[2]}")
+    done < "$root/fuzz/${thing}_fuzzer.options"
+  fi
+  work="$(mktemp -d -t "breakout-fuzz-$thing.XXXXXX")"  # the first dir gets new inputs: never the repo's
+  seeds=("$root/fuzz/corpus/$thing")
+  [ -d "$root/fuzz/regressions/$thing" ] && seeds+=("$root/fuzz/regressions/$thing")
+  log="$artifacts/$thing.log"
+  echo "== fuzz $thing: ${seconds}s =="
+  if ! "$bin" "${opts[@]}" -dict="$root/fuzz/${thing}_fuzzer.dict" -max_total_time="$seconds" \
+       -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$artifacts/$thing-" \
+       "$work" "${seeds[@]}" >"$log" 2>&1; then
+    tail -n 60 "$log" >&2
+    echo "fuzz: $thing FAILED; reproducer(s): $(ls "$artifacts"/"$thing"-* 2>/dev/null | tr '\n' ' ')" >&2
+    exit 1
+  fi
+  execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
+  rate="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")"
+  rows+=("$(printf '| %-22s | %10s | %8s |' "${thing}_fuzzer" "$execs" "$rate")")
+  rm -rf "$work"
+done
+printf '| %-22s | %10s | %8s |\n|%s|%s|%s|\n' target executions exec/s "------------------------" "------------" "----------"
+printf '%s\n' "${rows[@]}"
