@@ -120,9 +120,12 @@ Profile parse_profile_text(const std::string& text, const std::string& origin) {
     check_placeholders(*list, origin, false, {"{path}"});
   check_placeholders(p.env_set, origin, false, {"{name}", "{value}"});
   check_placeholders(p.env_unset, origin, false, {"{name}"});
-  bool has_argv = false;
-  for (const auto& t : p.command) has_argv = has_argv || t == "{argv...}";
-  if (!has_argv) schema::fail("missing-argv", origin, "command must contain \"{argv...}\"");
+  // Exactly one probe per spawn: the verdict reads one probe report, and a second
+  // copy would hand the probe's own argv ("{cwd}" literally) to the sandbox tool
+  // as its arguments (found by fuzz/profile_fuzzer).
+  const auto argv_count = std::count(p.command.begin(), p.command.end(), "{argv...}");
+  if (argv_count == 0) schema::fail("missing-argv", origin, "command must contain \"{argv...}\"");
+  if (argv_count > 1) schema::fail("duplicate-argv", origin, "command must contain \"{argv...}\" exactly once");
   const toml::table* net = root["network"].as_table();
   if (!net) schema::fail("missing-field", origin, "missing table [network]");
   schema::only_fields(*net, {"none", "loopback", "full"}, origin + ": network");
