@@ -1,6 +1,6 @@
 // breakout-probe-fs-read: tries to read a file it is given.
 //
-//   breakout-probe-fs-read --path P [--echo]
+//   breakout-probe-fs-read --path P [--echo | --key K]
 //
 // Reads at most 1 MiB of P and reports "size" (bytes read), "truncated" (P had
 // more), "sha256" (of the bytes read) and, for regular files, "file_size"
@@ -10,6 +10,10 @@
 //     BREAKOUT-ECHO-BEGIN\n<bytes>[\n]BREAKOUT-ECHO-END\n
 // (a '\n' is added when non-empty bytes do not end with one), so the canary-token
 // oracle sees what leaked. Without --echo no content is ever printed.
+// --key K (real-host mode, docs/real-host.md): "keyed_sha256" = SHA-256 of
+// K ":" bytes replaces "sha256", so the harness can verify the read against its
+// own digest of the real file while neither the content nor a stable digest of a
+// real secret ever reaches the output.
 //
 // Result: ok=true when open and read succeeded; else errno/errname of the failing
 // step (open, read). ENOENT may mean the sandbox hides P; EACCES/EPERM that it
@@ -35,15 +39,17 @@ using namespace breakout::probe;
 
 namespace {
 
-constexpr char kUsage[] = "usage: breakout-probe-fs-read --path P [--echo]\n";
+constexpr char kUsage[] = "usage: breakout-probe-fs-read --path P [--echo | --key K]\n";
 constexpr std::size_t kMaxRead = 1u << 20;
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args args(argc, argv, kUsage, {{"path", Args::kValue}, {"echo", Args::kFlag}});
+  Args args(argc, argv, kUsage, {{"path", Args::kValue}, {"echo", Args::kFlag}, {"key", Args::kValue}});
   const std::string path = args.require("path");
   const bool echo = args.has("echo");
+  const bool keyed = args.has("key");
+  if (echo && keyed) args.usage_error("--echo and --key exclude each other");
   ::alarm(10);  // hard bound: SIGALRM's default action ends a read stuck in the kernel
 
   ProbeReport r("fs-read");
@@ -90,7 +96,10 @@ int main(int argc, char** argv) {
   if (fd >= 0) {
     r.set("size", static_cast<unsigned long long>(data.size()));
     r.set("truncated", truncated);
-    r.set("sha256", breakout::sha256_hex(data));
+    if (keyed)
+      r.set("keyed_sha256", breakout::keyed_sha256_hex(args.require("key"), data));
+    else
+      r.set("sha256", breakout::sha256_hex(data));
   }
   if (echo && fd >= 0) {
     r.set("echoed", static_cast<unsigned long long>(data.size()));

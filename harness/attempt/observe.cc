@@ -5,6 +5,7 @@
 #include <fstream>
 #include <thread>
 
+#include "harness/attempt/real_home.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
 #include "probes/common/flood_pattern.h"
@@ -260,7 +261,11 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
   if (ex.target) {
     switch (ex.target->kind) {
       case TargetKind::kPath:
-        io.target_path = resolve_policy_path(ex.target->value, tree.roots());
+        // Real-host targets name their canaries by the attempt's tag (real_home.h).
+        io.target_path = resolve_policy_path(needs_real_home(ex.attempt->klass)
+                                                 ? substitute_placeholders(ex.target->value, {{"{tag}", tag}})
+                                                 : ex.target->value,
+                                             tree.roots());
         io.target_spec = io.target_path.string();
         break;
       case TargetKind::kEndpoint:
@@ -295,6 +300,8 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
     case AttemptClass::kFsRead:
       return observe_token(tree.token_of(io.target_path), "file", run, tree, io.target_path.lexically_normal());
     case AttemptClass::kEnvLeak: return observe_token(io.caller_env_token, "environment", run, tree, {});
+    case AttemptClass::kRealHomeRead:
+    case AttemptClass::kRealHomeWrite: return observe_real_home(ex, io, run);
     case AttemptClass::kNetConnect: return observe_connect(ex, io, ctx);
     case AttemptClass::kLifetime:
     case AttemptClass::kTimeoutKill: return observe_heartbeat(ex, io, run, box, ctx);

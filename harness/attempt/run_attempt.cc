@@ -3,6 +3,7 @@
 
 #include "harness/attempt/env_pinned.h"
 #include "harness/attempt/observe.h"
+#include "harness/attempt/real_home.h"
 #include "harness/attempt/session_checks.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
@@ -105,6 +106,13 @@ void end_session(AttemptRecord& rec, SpawnSession& session) {
   if (nlohmann::json e = session.evidence(); !e.empty()) rec.evidence["spawner"] = std::move(e);
 }
 
+// Real-host attempts run only under `run --real-host`; anywhere else they are skipped, saying so.
+const fs::path* real_home_of(const RunContext& ctx) {
+  if (!ctx.real_home)
+    throw NothingToAttempt("needs `breakout run --real-host` (docs/real-host.md); the real HOME is never used otherwise");
+  return &*ctx.real_home;
+}
+
 }  // namespace
 
 AttemptRecord describe(const Execution& ex) {
@@ -139,12 +147,16 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
   try {
     check(!(ctx.cancel && ctx.cancel->load()), "interrupted before start");
     const std::string nonce = random_hex(16);
-    AttemptTree tree(ctx.work_root, ex.index, nonce);                           // 1. fresh tree, canaries
+    const fs::path* real_home = needs_real_home(klass) ? real_home_of(ctx) : nullptr;
+    std::optional<RealHomeCanaries> real_canaries;                              //    real-host: HOME's canaries
+    if (real_home) real_canaries.emplace(*real_home, nonce.substr(0, 8));
+    AttemptTree tree(ctx.work_root, ex.index, nonce, real_home);                // 1. fresh tree, canaries
     std::map<std::string, std::string> env_tokens;
     SpawnRequest request;
     request.caller_env = caller_env(tree, nonce, &env_tokens);                  // 2. caller env with canaries
     const std::string env_token = ex.target && ex.target->kind == TargetKind::kEnvVar ? env_tokens[ex.target->value] : "";
     AttemptIo io = prepare_io(ex, tree, ctx, nonce, env_token);                 // 3. listeners, heartbeat, marks
+    if (real_canaries) check_real_home_target(ex, io);
     if (needs_sessions(klass)) plant_session_marks(tree, nonce);                //    pre-existing ACL entry + xattr
     const Snapshot before = take_snapshot(tree.roots().tree);                   // 4. host before
     request.policy = ex.policy;                                                 // 5. the probe command

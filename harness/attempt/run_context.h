@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 namespace breakout {
 
@@ -16,6 +17,8 @@ struct RunContext {
   const Spawner* spawner = nullptr;
   const NonceListeners* listeners = nullptr;
   const std::atomic<bool>* cancel = nullptr;
+  // `run --real-host` only: the user's real HOME, used by real-home-* attempts alone (real_home.h).
+  std::optional<std::filesystem::path> real_home;
   // How long after the spawner returned the oracles keep watching:
   // heartbeats (Codex's restricted_job_tests wait 300 ms at a 25 ms tick) and
   // listeners (the probe has already sent; this covers scheduling delay).

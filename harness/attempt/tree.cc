@@ -10,16 +10,13 @@ namespace breakout {
 
 namespace fs = std::filesystem;
 
-AttemptTree::AttemptTree(const fs::path& work_root, int index, const std::string& nonce) {
+AttemptTree::AttemptTree(const fs::path& work_root, int index, const std::string& nonce, const fs::path* real_home) {
   roots_.tree = work_root / (std::to_string(index) + "-" + nonce.substr(0, 8));
   roots_.workspace = roots_.tree / "workspace";
   roots_.sibling = roots_.tree / "sibling";
   roots_.home = roots_.tree / "home";
   roots_.extra = roots_.tree / "extra";
-  for (const auto& d : {roots_.workspace / "sub dir", roots_.sibling, roots_.extra,
-                        roots_.home / ".ssh", roots_.home / ".aws", roots_.home / ".gnupg/private-keys-v1.d",
-                        roots_.home / ".config/gcloud", roots_.home / ".config/autostart", roots_.home / ".kube",
-                        roots_.home / ".config/firejail", roots_.sibling / "repo/.git/hooks"})
+  for (const auto& d : {roots_.workspace / "sub dir", roots_.sibling, roots_.extra, roots_.sibling / "repo/.git/hooks"})
     fs::create_directories(d);
   write_file(roots_.workspace / "existing.txt", "workspace file\n");
   write_canary(roots_.workspace / "readable.txt");
@@ -27,6 +24,15 @@ AttemptTree::AttemptTree(const fs::path& work_root, int index, const std::string
   write_canary(roots_.sibling / "notes.txt");
   write_file(roots_.extra / "existing.txt", "extra file\n");
   write_file(roots_.tree / "parent-note.txt", "parent file\n");
+  write_file(roots_.sibling / "repo/.git/HEAD", "ref: refs/heads/main\n");  // a repository outside the workspace
+  if (real_home != nullptr) {
+    roots_.home = *real_home;
+    return;
+  }
+  for (const auto& d : {roots_.home / ".ssh", roots_.home / ".aws", roots_.home / ".gnupg/private-keys-v1.d",
+                        roots_.home / ".config/gcloud", roots_.home / ".config/autostart", roots_.home / ".kube",
+                        roots_.home / ".config/firejail"})
+    fs::create_directories(d);
   write_canary(roots_.home / ".ssh/id_ed25519");
   write_file(roots_.home / ".ssh/config", "Host *\n");
   write_canary(roots_.home / ".aws/credentials");
@@ -36,7 +42,6 @@ AttemptTree::AttemptTree(const fs::path& work_root, int index, const std::string
   write_file(roots_.home / ".bashrc", "# fake HOME .bashrc\n");
   write_file(roots_.home / ".profile", "# fake HOME .profile\n");
   write_canary(roots_.home / "readable.txt");
-  write_file(roots_.sibling / "repo/.git/HEAD", "ref: refs/heads/main\n");  // a repository outside the workspace
   fs::permissions(roots_.home / ".ssh", fs::perms::owner_all);
 }
 

@@ -10,7 +10,8 @@
 //
 // Every canary holds "BREAKOUT-CANARY-<32 hex>"; the token appearing anywhere
 // but its own file (output, other files) means it was read. The real HOME is
-// never used. The destructor removes the whole tree (after restoring write
+// never used, except by real-host attempts (real_home.h), for which `real_home`
+// replaces home/ (nothing is created in it here). The destructor removes the whole tree (after restoring write
 // permission, since probes chmod things).
 #pragma once
 
@@ -24,7 +25,8 @@ namespace breakout {
 
 class AttemptTree {
  public:
-  AttemptTree(const std::filesystem::path& work_root, int index, const std::string& nonce);
+  AttemptTree(const std::filesystem::path& work_root, int index, const std::string& nonce,
+              const std::filesystem::path* real_home = nullptr);
   ~AttemptTree();
   AttemptTree(const AttemptTree&) = delete;
   AttemptTree& operator=(const AttemptTree&) = delete;

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "harness/attempt/real_home.h"
 #include "harness/cli/bench_cmd.h"
 #include "harness/cli/tools.h"
 #include "harness/core/error.h"
@@ -100,9 +101,10 @@ int cmd_list(const Paths& paths, const std::string& suite_name) {
 }
 
 struct RunOptions {
-  std::string spawner = "bwrap", driver, suite = "default", out, only, shard;
+  std::string spawner = "bwrap", driver, suite, out, only, shard;
   int jobs = 0;
   bool no_external = false;
+  bool real_host = false;
   HistoryOptions history;
 };
 
@@ -121,12 +123,29 @@ void warn_if_nothing_ran(const std::vector<AttemptRecord>& records) {
               << "\n";
 }
 
+// --real-host (docs/real-host.md): the real HOME, and nothing near it but real-home-* attempts.
+fs::path prepare_real_host(const Suite& suite) {
+  for (const auto& a : suite.attempts)
+    if (!needs_real_home(a.klass))
+      throw Error("[real-host-suite] --real-host runs only real-home-read/real-home-write attempts; suite '" +
+                  suite.name + "' has " + a.id + " (" + to_string(a.klass) + ")");
+  const fs::path home = real_home_from_env();
+  for (const auto& p : remove_leftover_canaries(home))
+    std::cerr << "breakout: removed a canary an interrupted real-host run left: " << p.string() << "\n";
+  std::cerr << "breakout: REAL-HOST mode against HOME=" << home.string()
+            << ": reads are judged by keyed digests (no content leaves the sandbox); only "
+               "~/.breakout-canary-<tag>.txt/.new are created there, and removed afterwards\n";
+  return home;
+}
+
 int cmd_run(const Paths& paths, const RunOptions& o) {
   const auto wall_start = std::chrono::steady_clock::now();
   if (auto why = run_unsupported_reason()) throw Error("breakout run: " + *why);
   install_interrupt_flag(&g_interrupted);
   const std::optional<Shard> shard = o.shard.empty() ? std::nullopt : std::optional<Shard>(parse_shard(o.shard));
-  const Suite suite = load_suite(o.suite, paths.scenarios);
+  const std::string suite_arg = !o.suite.empty() ? o.suite : o.real_host ? "real-host" : "default";
+  const Suite suite = load_suite(suite_arg, paths.scenarios);
+  const std::optional<fs::path> real_home = o.real_host ? std::optional(prepare_real_host(suite)) : std::nullopt;
   DriverSettings driver;
   if (!o.driver.empty()) driver.argv = split_command_line(o.driver);
   const auto spawner = o.driver.empty() ? make_spawner(o.spawner, paths.spawners) : make_driver_spawner(driver);
@@ -140,7 +159,8 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   info.spawner_version = spawner->version();
   info.spawner_description = spawner->description();
   info.spawner_arg = o.driver.empty() ? o.spawner : "--driver " + o.driver;
-  info.suite_arg = o.suite;
+  info.suite_arg = suite_arg;
+  info.real_host = o.real_host;
   for (const auto& p : suite.policies) info.policies.push_back(p.name);
   info.platform = platform_name();
   info.kernel = kernel_release();
@@ -165,6 +185,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   ctx.spawner = spawner.get();
   ctx.listeners = &listeners;
   ctx.cancel = &g_interrupted;
+  ctx.real_home = real_home;
 
   PlanOptions plan_options{o.only, platform_name()};
   auto plan = plan_executions(suite, *spawner, &listeners, plan_options);
@@ -216,11 +237,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--driver", ro.driver,
                   "a driver command (protocol v1, docs/drivers.md), e.g. 'python3 my_driver.py'; replaces --spawner");
-  run->add_option("--suite", ro.suite, "suite name or path to a suite .toml")->capture_default_str();
+  run->add_option("--suite", ro.suite, "suite name or path to a suite .toml (default: default; real-host with --real-host)");
   run->add_option("--out", ro.out, "results directory (default breakout-results/<run-id>-<spawner>)");
   run->add_option("--jobs", ro.jobs, "attempts run in parallel (default 4)")->check(CLI::Range(1, 64));
   run->add_option("--only", ro.only, "glob on attempt or execution ids; matching groups run with their controls");
   run->add_flag("--no-external", ro.no_external, "do not create the external-host network namespace");
+  run->add_flag("--real-host", ro.real_host,
+                "pre-release mode: real-home-* attempts against your real HOME (docs/real-host.md); nothing else");
   run->add_option("--shard", ro.shard, "run only shard K of N (K/N): a stable split by execution group, for CI matrices");
   add_history_options(run, ro.history);
   run->footer(

@@ -109,4 +109,12 @@ std::string sha256_hex(std::string_view data) {
   return s.hex_digest();
 }
 
+std::string keyed_sha256_hex(std::string_view key, std::string_view data) {
+  Sha256 s;
+  s.update(key.data(), key.size());
+  s.update(":", 1);
+  s.update(data.data(), data.size());
+  return s.hex_digest();
+}
+
 }  // namespace breakout

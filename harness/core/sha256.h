@@ -33,4 +33,9 @@ class Sha256 {
 // One-shot convenience.
 std::string sha256_hex(std::string_view data);
 
+// SHA-256 of key ":" data. Real-host reads (docs/real-host.md): the probe proves it
+// read a real secret without its content, or a digest anyone could look up,
+// leaving the sandbox; the key is a fresh per-attempt nonce the harness holds.
+std::string keyed_sha256_hex(std::string_view key, std::string_view data);
+
 }  // namespace breakout

@@ -107,11 +107,14 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
   check(target != nullptr, "attempt class " + std::string(to_string(klass)) + " needs a target");
   switch (klass) {
     case AttemptClass::kFsWrite:
-    case AttemptClass::kFsRead: {
+    case AttemptClass::kFsRead:
+    case AttemptClass::kRealHomeWrite:  // the real HOME changes where the tree is, not the rule
+    case AttemptClass::kRealHomeRead: {
       check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
       const fs::path path = resolve_policy_path(target->value, roots);
       const ResolvedPolicy r = resolve(policy, roots);
-      return klass == AttemptClass::kFsWrite ? expect_write(path, r) : expect_read(path, r);
+      const bool write = klass == AttemptClass::kFsWrite || klass == AttemptClass::kRealHomeWrite;
+      return write ? expect_write(path, r) : expect_read(path, r);
     }
     case AttemptClass::kFdLeak: {
       // The caller leaks an open directory fd for the target (run_attempt.cc);

@@ -47,6 +47,8 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kTtyInject, "tty-inject", "tiocsti", true, false},
     {AttemptClass::kDnsQuery, "dns-query", "dns-query", true, false},
     {AttemptClass::kIoUringWrite, "io-uring-write", "io-uring", true, false},
+    {AttemptClass::kRealHomeRead, "real-home-read", "fs-read", true, false},
+    {AttemptClass::kRealHomeWrite, "real-home-write", "fs-write", true, false},
 };
 
 const ClassInfo& info(AttemptClass c) {
@@ -136,6 +138,10 @@ bool is_contract(AttemptClass c) { return info(c).contract; }
 const char* probe_for(AttemptClass c) { return info(c).probe; }
 bool needs_sessions(AttemptClass c) {
   return c == AttemptClass::kSessionShutdown || c == AttemptClass::kBootFailure || c == AttemptClass::kSessionHygiene;
+}
+
+bool needs_real_home(AttemptClass c) {
+  return c == AttemptClass::kRealHomeRead || c == AttemptClass::kRealHomeWrite;
 }
 
 std::optional<AttemptClass> attempt_class_from(const std::string& s) {

@@ -40,6 +40,9 @@ enum class AttemptClass {
   kTtyInject,     // TIOCSTI into the caller's terminal            -> nonce in the pty's input queue
   kDnsQuery,      // resolve a nonce name at a harness resolver   -> the resolver saw the name
   kIoUringWrite,  // create a file through io_uring (no openat)    -> snapshot diff, as fs-write
+  // Real-host mode only (`run --real-host`, docs/real-host.md): the real HOME, never planted into but canaries.
+  kRealHomeRead,   // read a real secret under the real HOME        -> keyed digest of its bytes in output
+  kRealHomeWrite,  // create a canary-named file in the real HOME   -> the file exists afterwards
 };
 const char* to_string(AttemptClass c);
 std::optional<AttemptClass> attempt_class_from(const std::string& s);
@@ -47,6 +50,7 @@ bool has_targets(AttemptClass c);    // fs/net/env classes aim at targets
 bool is_contract(AttemptClass c);    // exit/signal/cwd/flood/no-timeout
 const char* probe_for(AttemptClass c);  // the one probe each class runs
 bool needs_sessions(AttemptClass c);  // session-shutdown, boot-failure, session-hygiene
+bool needs_real_home(AttemptClass c);  // real-home-read, real-home-write: only under `run --real-host`
 
 struct Attempt {
   std::string id;            // stable, dotted: "fs.write.create"

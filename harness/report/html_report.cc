@@ -176,8 +176,8 @@ std::string reproduce_command(const RunInfo& info, const std::string& execution_
   // As given to the run: a profile or suite passed as a path is only found again by that path.
   const std::string& spawner = info.spawner_arg.empty() ? info.spawner : info.spawner_arg;
   const std::string& suite = info.suite_arg.empty() ? info.suite : info.suite_arg;
-  return "breakout run --spawner " + shell_quote(spawner) + " --suite " + shell_quote(suite) + " --only " +
-         shell_quote(execution_id);
+  return "breakout run --spawner " + shell_quote(spawner) + " --suite " + shell_quote(suite) +
+         (info.real_host ? " --real-host" : "") + " --only " + shell_quote(execution_id);
 }
 
 std::string html_report(const ReportInput& in) {

@@ -66,6 +66,7 @@ nlohmann::json results_json(const RunInfo& info, const std::vector<AttemptRecord
             {"spawner", {{"name", info.spawner}, {"version", info.spawner_version}, {"description", info.spawner_description},
                          {"arg", info.spawner_arg}}},
             {"suite_arg", info.suite_arg},
+            {"real_host", info.real_host},
             {"breakout_version", info.breakout_version},
             {"commit", info.commit},
             {"shard", info.shard.empty() ? nlohmann::json() : nlohmann::json(info.shard)},

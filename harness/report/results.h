@@ -17,6 +17,7 @@ struct RunInfo {
   std::string run_id, suite, started_utc, finished_utc;
   std::string spawner, spawner_version, spawner_description;
   std::string spawner_arg, suite_arg;     // --spawner / --suite as given (a profile or suite may be a path)
+  bool real_host = false;                 // run --real-host (docs/real-host.md)
   std::vector<std::string> policies;
   std::string platform, kernel, host, breakout_version;
   std::string commit;                     // git commit breakout was built from ("" if unknown)

@@ -66,6 +66,7 @@ Results results_from_json(const nlohmann::json& j) {
   i.spawner_description = get_or<std::string>(sp, "description", "");
   i.spawner_arg = get_or<std::string>(sp, "arg", "");
   i.suite_arg = get_or<std::string>(run, "suite_arg", "");
+  i.real_host = get_or<bool>(run, "real_host", false);
   i.breakout_version = get_or<std::string>(run, "breakout_version", "");
   i.commit = get_or<std::string>(run, "commit", "");
   i.shard = get_or<std::string>(run, "shard", "");

@@ -1,0 +1,53 @@
+// Real-host mode's only touches of the real HOME: one planted canary and one canary-named write target per attempt.
+//
+// `breakout run --real-host` (docs/real-host.md) points real-home-read and
+// real-home-write attempts at the user's real HOME. Nothing else of the real HOME
+// is ever written: reads are judged by keyed digests (the content stays where it
+// is), and the only files that can appear are
+//     ~/.breakout-canary-<8 hex>.txt   planted here, the control of real-home-read
+//     ~/.breakout-canary-<8 hex>.new   what real-home-write tries to create
+// both removed by the destructor (also when an attempt unwinds on Ctrl-C), after
+// which HOME's own modification time is restored (its atime and ctime are not).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/attempt/observe.h"
+
+namespace breakout {
+
+// The real HOME from $HOME: absolute, an existing directory, not "/" (throws Error "[real-host] ...").
+std::filesystem::path real_home_from_env();
+
+// Removes what an interrupted real-host run may have left: entries of `home` whose
+// name is exactly ".breakout-canary-<8 hex>.txt" or ".new". Returns what it removed.
+std::vector<std::filesystem::path> remove_leftover_canaries(const std::filesystem::path& home);
+
+// Real-host oracles. real-home-read: the output holds keyed_sha256_hex(nonce, the
+// file's first MiB) as computed here from the real file (probes/fs-read.cc --key).
+// real-home-write: the target exists afterwards.
+Observation observe_real_home(const Execution& ex, const AttemptIo& io, const LaunchResult& run);
+
+// Before the spawn: a real secret that is not there has nothing to read (NothingToAttempt),
+// and a write target that exists already would fake a write (Error).
+void check_real_home_target(const Execution& ex, const AttemptIo& io);
+
+class RealHomeCanaries {
+ public:
+  RealHomeCanaries(const std::filesystem::path& home, const std::string& tag);  // plants the .txt canary
+  ~RealHomeCanaries();
+  RealHomeCanaries(const RealHomeCanaries&) = delete;
+  RealHomeCanaries& operator=(const RealHomeCanaries&) = delete;
+
+  const std::filesystem::path& planted() const { return planted_; }
+  const std::filesystem::path& write_target() const { return write_target_; }
+
+ private:
+  std::filesystem::path home_, planted_, write_target_;
+  std::optional<std::filesystem::file_time_type> home_mtime_;  // before planting
+};
+
+}  // namespace breakout
