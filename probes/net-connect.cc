@@ -6,6 +6,9 @@
 //   tcp:HOST:PORT      stream connect; HOST a name, an IPv4 address or [IPv6]
 //   udp:HOST:PORT      datagram, sent 3 times 50 ms apart (cheap insurance)
 //   unix:/path         stream connect to a path socket; unix:@name = abstract
+//   env-unix:NAME      the path socket named by environment variable NAME, the
+//                      way ssh(1) finds its agent through SSH_AUTH_SOCK; unset or
+//                      empty fails at step "env" (ENOENT) with env_unset=true
 //   http://HOST[:PORT][/...], https://HOST[:PORT][/...]
 //                      a TCP target with a URL scheme (matters for --via-proxy only)
 // N: the attempt's nonce, printable ASCII without spaces. The probe sends
@@ -57,7 +60,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy]\n"
-    "  SPEC: tcp:HOST:PORT | udp:HOST:PORT | unix:/path | unix:@abstract | http[s]://HOST[:PORT]\n"
+    "  SPEC: tcp:HOST:PORT | udp:HOST:PORT | unix:/path | unix:@abstract | env-unix:NAME | http[s]://HOST[:PORT]\n"
     "  HOST may be [v6-address]\n";
 
 constexpr int kConnectTimeoutMs = 2000;
@@ -314,7 +317,11 @@ int main(int argc, char** argv) {
   const std::string spec = args.require("target");
   const std::string nonce = args.require("nonce");
   const bool via_proxy = args.has("via-proxy");
-  auto target = parse_target(spec);
+  const bool from_env = spec.rfind("env-unix:", 0) == 0;
+  const std::string env_name = from_env ? spec.substr(9) : "";
+  if (from_env && env_name.empty()) args.usage_error("bad --target '" + spec + "'");
+  const std::string env_path = from_env ? env_nonempty(env_name.c_str()) : "";
+  auto target = parse_target(from_env ? "unix:" + (env_path.empty() ? "-" : env_path) : spec);
   if (!target) args.usage_error("bad --target '" + spec + "'");
   if (nonce.empty() || nonce.size() > 256) args.usage_error("--nonce must be 1..256 characters");
   for (char ch : nonce)
@@ -328,6 +335,12 @@ int main(int argc, char** argv) {
   r.set("target", spec);
   r.set("proto", target->proto);
   r.set("via", "direct");
+  if (from_env && env_path.empty()) {  // nothing advertised the socket: nothing to connect to
+    r.set("env_unset", true);
+    r.fail("env", ENOENT);
+    r.emit();
+    return r.exit_code();
+  }
 
   const std::string nonce_line = "BREAKOUT-NONCE " + nonce + "\n";
   std::string payload = nonce_line;

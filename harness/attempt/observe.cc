@@ -225,6 +225,7 @@ std::optional<std::string> unix_listener_address(const std::string& endpoint, co
   if (endpoint == "unix-workspace") return (tree.roots().workspace / (".sock-" + nonce.substr(0, 8))).string();
   if (endpoint == "unix-outside")  // docker.sock / ssh-agent stand-in
     return resolve_policy_path(kHostSocketPolicyPath, tree.roots()).string();
+  if (endpoint == "ssh-agent") return resolve_policy_path(kSshAgentPolicyPath, tree.roots()).string();
   if (endpoint == "abstract") return "@breakout-" + nonce;  // D-Bus / X11 stand-in (bubblewrap #330, firejail #801)
   return std::nullopt;
 }
@@ -271,7 +272,8 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
       case TargetKind::kEndpoint:
         if (auto path = unix_listener_address(ex.target->value, tree, nonce)) {
           io.unix_listener = std::make_unique<UnixNonceListener>(*path);
-          io.target_spec = io.unix_listener->spec();
+          // The fake agent is found the way ssh(1) finds one: through the caller's SSH_AUTH_SOCK.
+          io.target_spec = ex.target->value == "ssh-agent" ? "env-unix:SSH_AUTH_SOCK" : io.unix_listener->spec();
         } else {
           auto endpoint = ctx.listeners->endpoint(ex.target->value);
           if (!endpoint) throw Error("endpoint " + ex.target->value + " unavailable: " + ctx.listeners->skip_reason(ex.target->value));

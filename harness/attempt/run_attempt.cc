@@ -34,7 +34,7 @@ std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree
 
 // The caller's environment as a spawner would get it from an agent runtime:
 // a fake HOME, and host secrets a policy must not pass on (canaries).
-std::map<std::string, std::string> caller_env(const AttemptTree& tree, const std::string& nonce,
+std::map<std::string, std::string> caller_env(const Execution& ex, const AttemptTree& tree, const std::string& nonce,
                                               std::map<std::string, std::string>* tokens) {
   std::map<std::string, std::string> env = {
       {"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
@@ -46,6 +46,8 @@ std::map<std::string, std::string> caller_env(const AttemptTree& tree, const std
     env[name] = token;
     (*tokens)[name] = token;
   }
+  if (ex.target && ex.target->text == "net:ssh-agent")  // the caller's ssh-agent (net:ssh-agent's listener)
+    env["SSH_AUTH_SOCK"] = resolve_policy_path(kSshAgentPolicyPath, tree.roots()).string();
   return env;
 }
 
@@ -153,7 +155,7 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
     AttemptTree tree(ctx.work_root, ex.index, nonce, real_home);                // 1. fresh tree, canaries
     std::map<std::string, std::string> env_tokens;
     SpawnRequest request;
-    request.caller_env = caller_env(tree, nonce, &env_tokens);                  // 2. caller env with canaries
+    request.caller_env = caller_env(ex, tree, nonce, &env_tokens);              // 2. caller env with canaries
     const std::string env_token = ex.target && ex.target->kind == TargetKind::kEnvVar ? env_tokens[ex.target->value] : "";
     AttemptIo io = prepare_io(ex, tree, ctx, nonce, env_token);                 // 3. listeners, heartbeat, marks
     if (real_canaries) check_real_home_target(ex, io);

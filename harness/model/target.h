@@ -34,5 +34,8 @@ bool is_known_endpoint(const std::string& endpoint);
 // Where the harness listens for net:unix-outside: a path socket in the attempt
 // tree's parent directory (stand-in for docker.sock, an ssh-agent socket).
 inline constexpr const char* kHostSocketPolicyPath = "parent/host-service.sock";
+// net:ssh-agent: a fake agent socket beside it, advertised to the caller as SSH_AUTH_SOCK
+// (same directory, so the same write rule judges it).
+inline constexpr const char* kSshAgentPolicyPath = "parent/ssh-agent.sock";
 
 }  // namespace breakout

@@ -97,3 +97,20 @@ def test_no_overblock_broken_or_error(bwrap_run, firejail_run):
     for run in (bwrap_run, firejail_run):
         bad = [a for a in run.attempts if a["verdict"] in ("overblock", "broken", "error")]
         assert not bad, run.explain(bad)
+
+
+def test_ssh_agent_withheld_with_its_variable(none_run, bwrap_run, firejail_run):
+    # Without a sandbox the probe finds the fake agent through SSH_AUTH_SOCK
+    # (asserted by the none test above). Both profiles pass only the policy's
+    # env.inherit, which does not name SSH_AUTH_SOCK: the probe never learns the
+    # path (env_unset). The socket itself stays connectable by path, which
+    # ipc.unix-outside shows; keeping the agent needs both withheld.
+    a = verdicts(none_run)[("ipc.ssh-agent", "workspace-write", "net:ssh-agent")]
+    assert a["verdict"] == "escape" and a["probe_report"].get("env_unset") is None, a["reason"]
+    for run in (bwrap_run, firejail_run):
+        v = verdicts(run)
+        for policy in ("workspace-write", "network-full"):
+            a = v[("ipc.ssh-agent", policy, "net:ssh-agent")]
+            assert a["verdict"] == "pass" and a["evidence"]["nonce_received"] is False, a["reason"]
+            assert a["probe_report"]["env_unset"] is True
+            assert v[("ipc.ssh-agent", policy, "net:unix-workspace")]["verdict"] == "pass"
