@@ -304,7 +304,8 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
     case AttemptClass::kEnvLeak: return observe_token(io.caller_env_token, "environment", run, tree, {});
     case AttemptClass::kRealHomeRead:
     case AttemptClass::kRealHomeWrite: return observe_real_home(ex, io, run);
-    case AttemptClass::kNetConnect: return observe_connect(ex, io, ctx);
+    case AttemptClass::kNetConnect:
+    case AttemptClass::kIoUringConnect: return observe_connect(ex, io, ctx);
     case AttemptClass::kLifetime:
     case AttemptClass::kTimeoutKill: return observe_heartbeat(ex, io, run, box, ctx);
     case AttemptClass::kProcessReach:

@@ -132,8 +132,10 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
       return e;
     }
     case AttemptClass::kNetConnect:
+    case AttemptClass::kIoUringConnect: {  // IORING_OP_CONNECT: the mechanism does not change the rule
       check(target->kind == TargetKind::kEndpoint, "[bad-target] " + target->text + " is not an endpoint");
       return expect_connect(target->value, policy.network, resolve(policy, roots), roots);
+    }
     case AttemptClass::kEnvPinned:
       check(target->kind == TargetKind::kEnvOverride, "[bad-target] " + target->text + " is not a pin: form");
       return expect_override(target->value, policy.env);

@@ -29,7 +29,7 @@ const HostObjectInfo* host_object_info(const std::string& name);
 // (oracle/<platform>/host_objects.cc).
 std::optional<std::string> host_object_unavailable(const std::string& name);
 
-// The same for a whole class whose mechanism the kernel may lack (io-uring-write:
+// The same for a whole class whose mechanism the kernel may lack (io-uring-write/-connect:
 // io_uring_setup(2) fails with ENOSYS, or kernel.io_uring_disabled forbids it).
 std::optional<std::string> class_unavailable(AttemptClass klass);
 

@@ -47,6 +47,7 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kTtyInject, "tty-inject", "tiocsti", true, false},
     {AttemptClass::kDnsQuery, "dns-query", "dns-query", true, false},
     {AttemptClass::kIoUringWrite, "io-uring-write", "io-uring", true, false},
+    {AttemptClass::kIoUringConnect, "io-uring-connect", "io-uring", true, false},
     {AttemptClass::kRealHomeRead, "real-home-read", "fs-read", true, false},
     {AttemptClass::kRealHomeWrite, "real-home-write", "fs-write", true, false},
 };

@@ -40,6 +40,7 @@ enum class AttemptClass {
   kTtyInject,     // TIOCSTI into the caller's terminal            -> nonce in the pty's input queue
   kDnsQuery,      // resolve a nonce name at a harness resolver   -> the resolver saw the name
   kIoUringWrite,  // create a file through io_uring (no openat)    -> snapshot diff, as fs-write
+  kIoUringConnect,  // connect + send through io_uring (no connect(2)) -> listener received the nonce
   // Real-host mode only (`run --real-host`, docs/real-host.md): the real HOME, never planted into but canaries.
   kRealHomeRead,   // read a real secret under the real HOME        -> keyed digest of its bytes in output
   kRealHomeWrite,  // create a canary-named file in the real HOME   -> the file exists afterwards

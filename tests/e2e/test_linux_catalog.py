@@ -14,7 +14,7 @@ KEY = ["key.user-keyring"]
 HOST_OBJECTS = PROCESS + IPC + TTY + KEY  # denied under every policy
 CONFIG = ["config.shell-rc", "config.autostart", "config.git-hook", "config.spawner-profile"]
 DNS = ["dns.nonce-name"]
-URING = ["uring.openat-create"]
+URING = ["uring.openat-create", "uring.connect"]
 POLICIES = ["workspace-write", "network-full"]
 
 
@@ -191,6 +191,25 @@ def test_io_uring_writes_follow_the_write_rule(none_run, bwrap_run, firejail_run
                 assert a["verdict"] == verdict, (a["id"], a["reason"])
             if verdict == "pass":
                 assert denies[0]["probe_report"]["errname"] == "EROFS"  # display only
+
+
+def test_io_uring_connects_follow_the_network_mode(none_run, bwrap_run, firejail_run):
+    # IORING_OP_SOCKET/CONNECT/SEND skip socket(2)/connect(2)/sendto(2), not the network
+    # namespace: --unshare-net and --net=none refuse them like any connect. Under
+    # network = full every endpoint is allowed and must be reached (no overblock).
+    for run, verdict in ((none_run, "escape"), (bwrap_run, "pass"), (firejail_run, "pass")):
+        control = one(run, "uring.connect", "workspace-write", "allow")
+        if control["verdict"] == "skip":  # io_uring unavailable: N/A with the kernel's reason
+            assert control["reason"]
+            continue
+        assert control["verdict"] == "pass" and control["evidence"]["nonce_received"] is True, control["reason"]
+        denies = [a for a in records(run, "uring.connect", "workspace-write", "deny") if a["verdict"] != "skip"]
+        assert denies, "no io_uring connect was attempted"
+        for a in denies:
+            assert a["verdict"] == verdict, (a["id"], a["reason"])
+            assert a["evidence"]["nonce_received"] is (verdict == "escape")
+        for a in records(run, "uring.connect", "network-full", "allow"):
+            assert a["verdict"] in ("pass", "skip"), (a["id"], a["reason"])
 
 
 def test_no_overblock_broken_or_error(none_run, bwrap_run, firejail_run):

@@ -410,7 +410,7 @@ std::unique_ptr<HostObject> make_host_object(const std::string& name, const Host
 }
 
 std::optional<std::string> class_unavailable(AttemptClass klass) {
-  if (klass != AttemptClass::kIoUringWrite) return std::nullopt;
+  if (klass != AttemptClass::kIoUringWrite && klass != AttemptClass::kIoUringConnect) return std::nullopt;
   // Asked once: the answer is the kernel's and does not change during a run.
   static const std::optional<std::string> why = []() -> std::optional<std::string> {
     std::ifstream in("/proc/sys/kernel/io_uring_disabled");

@@ -15,7 +15,7 @@ std::optional<std::string> host_object_unavailable(const std::string& name) {
 }
 
 std::optional<std::string> class_unavailable(AttemptClass klass) {
-  if (klass == AttemptClass::kIoUringWrite) return std::string("io_uring is Linux only");
+  if (klass == AttemptClass::kIoUringWrite || klass == AttemptClass::kIoUringConnect) return std::string("io_uring is Linux only");
   return std::nullopt;
 }
 
