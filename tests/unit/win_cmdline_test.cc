@@ -1,27 +1,15 @@
 // Windows command-line quoting: the documented CommandLineToArgvW/C-runtime rules, and round trips (also built into breakout_win_tests).
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <random>
 
 #include "harness/core/error.h"
+#include "tests/unit/error_code.h"
 #include "harness/core/win_cmdline.h"
 
 using namespace breakout;
 
-namespace {
-
-std::string code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    const std::string m = e.what();
-    return m.substr(1, m.find(']') - 1);
-  }
-  return "no error";
-}
-
-}  // namespace
+using breakout::test_util::code_of;
 
 // Microsoft Learn, "Parsing C++ command-line arguments": the table of examples.
 TEST(WinCmdline, SplitsTheDocumentedExamples) {
