@@ -9,6 +9,8 @@
 //        Wine, like a console parent on Windows, would otherwise hand it ours),
 //        prints its pid; "hold": sleeps MS itself too, else exits 0 at once;
 //        "pipe": the grandchild inherits our stdout (it holds the harness's pipe)
+//   breakout-win-test-child nested-job MS        starts "sleep MS" suspended, assigns it to a job of its own
+//        (nested inside whatever job we are in), resumes it, prints its pid, exits 0
 // Strings are printed as hex of their WTF-8 bytes, one per line, so any
 // character (newline, tab, lone surrogate) survives the trip. Exit: 0, 64 usage.
 #include <windows.h>
@@ -35,7 +37,7 @@ int usage() {
   return 64;
 }
 
-int spawn_sleeper(unsigned long ms, bool hand_down_stdout) {
+int spawn_sleeper(unsigned long ms, bool hand_down_stdout, bool own_job = false) {
   wchar_t self[MAX_PATH];
   ::GetModuleFileNameW(nullptr, self, MAX_PATH);
   std::wstring cmd = L"\"" + std::wstring(self) + L"\" sleep " + std::to_wstring(ms);
@@ -48,9 +50,19 @@ int spawn_sleeper(unsigned long ms, bool hand_down_stdout) {
     si.hStdOutput = out;
   }
   PROCESS_INFORMATION pi{};
-  if (!::CreateProcessW(self, cmd.data(), nullptr, nullptr, hand_down_stdout, 0, nullptr, nullptr, &si, &pi)) {
+  if (!::CreateProcessW(self, cmd.data(), nullptr, nullptr, hand_down_stdout, own_job ? CREATE_SUSPENDED : 0,
+                        nullptr, nullptr, &si, &pi)) {
     std::printf("spawn failed %lu\n", ::GetLastError());
     return 1;
+  }
+  if (own_job) {  // deliberately leaked: the job lives until this process exits
+    const HANDLE job = ::CreateJobObjectW(nullptr, nullptr);
+    if (job == nullptr || !::AssignProcessToJobObject(job, pi.hProcess)) {
+      std::printf("nested job failed %lu\n", ::GetLastError());
+      ::TerminateProcess(pi.hProcess, 1);
+      return 1;
+    }
+    ::ResumeThread(pi.hThread);
   }
   std::printf("grandchild %lu\n", pi.dwProcessId);
   std::fflush(stdout);
@@ -95,5 +107,6 @@ int wmain(int argc, wchar_t** argv) {
     if (rc == 0 && how == L"hold") ::Sleep(ms);
     return rc;
   }
+  if (mode == L"nested-job" && argc == 3) return spawn_sleeper(std::wcstoul(argv[2], nullptr, 10), false, true);
   return usage();
 }

@@ -222,6 +222,21 @@ TEST(WinLauncher, JobReportsSurvivorsUntilKilled) {
   EXPECT_TRUE(eventually([&] { return !process_alive(gc); }));
 }
 
+// Nested jobs (Windows 8+, "Nested Jobs" on Microsoft Learn): a spawner that puts
+// its child into a job of its own does not take it out of ours; the box still
+// counts and kills it.
+TEST(WinLauncher, NestedJobStaysInsideTheBox) {
+  Containment box("nested", "nonce-nested-0001");
+  const LaunchResult r = run_process(spec_for({bin("breakout-win-test-child"), "nested-job", "60000"}), &box, nullptr);
+  ASSERT_TRUE(r.started) << r.start_error;
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const DWORD gc = grandchild_pid(r.out);
+  ASSERT_NE(gc, 0u) << r.out;
+  EXPECT_TRUE(eventually([&] { return box.live_count() == 1; })) << box.live_count();
+  EXPECT_EQ(box.kill_all(), 1);
+  EXPECT_TRUE(eventually([&] { return !process_alive(gc); }));
+}
+
 // A grandchild holding our stdout keeps the pipe open after the child exits:
 // the run ends drain_after_exit later with drain_timed_out, not never.
 TEST(WinLauncher, DrainBoundEndsARunWhoseGrandchildHoldsThePipe) {
