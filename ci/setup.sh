@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # Packages (docs/dependencies.md says why each is here).
 PACKAGES=(
   g++ clang libclang-rt-14-dev cmake ninja-build pkg-config
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
   libboost1.81-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
   python3 python3-pytest chromium
   bubblewrap firejail iproute2 attr acl

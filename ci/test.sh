@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test: set up, build (g++), the clang warning-clean build, the mingw-w64 cross
-# build of the portable core, then unit tests (with fuzz corpus replays), the bench smoke, the
+# build (with the Windows platform layer's tests run under Wine), then unit tests (with fuzz corpus replays), the bench smoke, the
 # bounded fuzz sessions and end-to-end tests (ctest: GoogleTest + pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,11 +10,13 @@ echo "== clang build (warnings are errors) =="
 cmake --preset clang >/dev/null
 cmake --build --preset clang -j "$(nproc)"
 
-echo "== mingw-w64 cross build of the portable core and probes =="
+echo "== mingw-w64 cross build: portable core, Windows platform layer, probes, breakout_win_tests.exe =="
 cmake --preset mingw >/dev/null
 cmake --build --preset mingw -j "$(nproc)"
 echo "mingw build ok: $(ls build-mingw/bin/*.exe | wc -l) Windows executables"
 bash ci/wine-smoke.sh
+echo "== Windows platform-layer unit tests under Wine (GoogleTest) =="
+bash ci/wine-tests.sh
 
 echo "== unit tests (GoogleTest via ctest) =="
 ctest --preset default -E e2e_pytest

@@ -42,6 +42,8 @@ class Containment {
 
   // Used by run_process in the forked child before exec (async-signal-safe).
   int cgroup_procs_fd() const { return procs_fd_; }
+  // Windows: the job object HANDLE every run_process with this box is assigned to.
+  void* native_job() const { return job_; }
   const std::string& nonce() const { return nonce_; }
 
  private:
@@ -49,6 +51,7 @@ class Containment {
   std::string nonce_;
   std::string cgroup_dir_;  // empty when cgroup v2 is unavailable
   int procs_fd_ = -1;
+  void* job_ = nullptr;  // Windows only: the box is a job object (platform/win/job.h)
 };
 
 struct LaunchSpec {

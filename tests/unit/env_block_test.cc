@@ -4,25 +4,12 @@
 #include "harness/core/env_block.h"
 #include "harness/core/error.h"
 #include "harness/core/wtf8.h"
+#include "tests/unit/error_code.h"
 
 using namespace breakout;
 using namespace breakout::env_block;
 
-namespace {
-
-// The error code an Error message starts with ("[bad-env-name] ..." -> "bad-env-name").
-template <typename F>
-std::string code_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    const std::string m = e.what();
-    return m.substr(1, m.find(']') - 1);
-  }
-  return "no error";
-}
-
-}  // namespace
+using breakout::test_util::code_of;
 
 // environ(7): "name=value"; the name ends at the first '=', so a value may hold '='.
 TEST(EnvBlockPosix, SplitsAtTheFirstEqualsAndKeepsOrderAndDuplicates) {

@@ -1,6 +1,8 @@
 // Windows implementation of the host facts in platform/os.h (enough for the portable core; the rest lands with the Windows issue).
 #include "harness/platform/os.h"
 
+#include <windows.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <sstream>
@@ -28,7 +30,17 @@ std::string host_name() {
   const char* n = std::getenv("COMPUTERNAME");
   return n ? n : "unknown";
 }
-fs::path self_exe_dir() { return fs::current_path(); }
+fs::path self_exe_dir() {
+  // Microsoft Learn, "GetModuleFileNameW": the return value equals the buffer size when truncated.
+  std::wstring buf(1024, L'\0');
+  for (int tries = 0; tries < 4; ++tries) {
+    const DWORD n = ::GetModuleFileNameW(nullptr, buf.data(), static_cast<DWORD>(buf.size()));
+    if (n == 0) break;
+    if (n < buf.size()) return fs::path(std::wstring_view(buf.data(), n)).parent_path();
+    buf.resize(buf.size() * 4);
+  }
+  return fs::current_path();
+}
 bool is_tty(int) { return false; }
 
 std::optional<std::string> run_unsupported_reason() {

@@ -1,27 +1,166 @@
-// Windows stub of run_process/Containment (Windows support lands with the Windows issue).
+// Windows run_process (CreateProcessW into a job, overlapped pipes, one bounded wait loop) and Containment (a job object).
+//
+// Same contract as platform/posix/process.cc, with these Windows meanings:
+//  * Containment is a job object (job.h). run_process assigns the child to the
+//    box's job, or without a box to a job of its own that dies with the call
+//    (KILL_ON_JOB_CLOSE). Survivors of a run stay in the box's job: live_count()
+//    is its active process count, kill_all() TerminateJobObject.
+//  * timeout and cancellation kill the whole job (TerminateJobObject), not only
+//    the direct child: Windows has no process-group signal, and a grandchild
+//    holding our pipe would otherwise keep the run open until the drain bound.
+//    A killed child reports exited=false, term_signal=9 (kKilledExitCode seen).
+//  * stdin is the NUL device; stdout/stderr are overlapped named pipes drained
+//    by one WaitForMultipleObjects loop (pipe_reader.h); every wait is bounded.
+//  * LaunchSpec::inherit_dirs and controlling_tty are POSIX only: start_error.
+// Boost.Process is not used here: Boost 1.81's process/v2 Windows headers do not
+// compile under mingw-w64 g++ 12, and it offers no handle list or job assignment
+// between creation and the first instruction (docs/windows.md).
 #include "harness/platform/process.h"
 
+#include <windows.h>
+
+#include <memory>
+#include <optional>
 #include <utility>
 
 #include "harness/core/error.h"
+#include "harness/platform/win/job.h"
+#include "harness/platform/win/launch.h"
+#include "harness/platform/win/pipe_reader.h"
+#include "harness/platform/win/win_util.h"
 
 namespace breakout {
 
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
 namespace {
-const char* const kUnsupported = ": unsupported on this platform (Windows support lands with the Windows issue)";
+
+win::JobObject* job_of(void* p) { return static_cast<win::JobObject*>(p); }
+
+DWORD millis_until(Clock::time_point t) {
+  const auto now = Clock::now();
+  if (t <= now) return 0;
+  return static_cast<DWORD>(std::min<long long>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count() + 1, 0x7fffffff));
+}
+
 }  // namespace
 
 Containment::Containment(std::string label, std::string nonce) : label_(std::move(label)), nonce_(std::move(nonce)) {
-  throw Error(std::string("process containment") + kUnsupported);
+  job_ = new win::JobObject(win::JobObject::create());
 }
-Containment::~Containment() = default;
-int Containment::kill_all() noexcept { return 0; }
-int Containment::live_count() const { throw Error(std::string("process containment") + kUnsupported); }
-std::string Containment::mechanism() const { return "none"; }
+Containment::~Containment() {
+  kill_all();
+  delete job_of(job_);  // closing the last handle kills anything left (KILL_ON_JOB_CLOSE)
+}
+int Containment::kill_all() noexcept { return job_ ? job_of(job_)->terminate_all(2s) : 0; }
+int Containment::live_count() const { return job_of(job_)->active_processes(); }
+std::string Containment::mechanism() const { return "job object"; }
 
-LaunchResult run_process(const LaunchSpec&, Containment*, const std::atomic<bool>*) {
+LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::atomic<bool>* cancel) {
   LaunchResult r;
-  r.start_error = std::string("run_process") + kUnsupported;
+  std::optional<win::JobObject> own_job;
+  std::unique_ptr<win::PipeReader> out, err;
+  win::Child child;
+  const auto t0 = Clock::now();
+  try {
+    if (box == nullptr) own_job.emplace(win::JobObject::create());
+    out = std::make_unique<win::PipeReader>(&r.out, &r.out_total, spec.max_capture);
+    err = std::make_unique<win::PipeReader>(&r.err, &r.err_total, spec.max_capture);
+    SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
+    UniqueHandle nul(::CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inheritable,
+                                   OPEN_EXISTING, 0, nullptr));
+    if (!nul) win::throw_last_error("CreateFileW(NUL)");
+    child = win::launch_in_job(spec, box != nullptr ? *job_of(box->native_job()) : *own_job, nul.get(),
+                               out->child_end(), err->child_end());
+  } catch (const Error& e) {
+    r.start_error = e.what();
+    return r;
+  }
+  const win::JobObject& job = box != nullptr ? *job_of(box->native_job()) : *own_job;
+  out->close_child_end();  // only the child (and what it passes them on to) holds the write ends now
+  err->close_child_end();
+  r.started = true;
+  r.pid = static_cast<int>(child.pid);
+  out->start();
+  err->start();
+
+  bool exited = false, killed = false;
+  std::optional<Clock::time_point> timeout_at, drain_at, killed_at;
+  if (spec.timeout) timeout_at = t0 + *spec.timeout;
+  auto kill_tree = [&] {
+    killed = true;
+    killed_at = Clock::now();
+    ::TerminateJobObject(job.get(), win::kKilledExitCode);
+  };
+  if (cancel != nullptr && cancel->load()) {
+    r.cancelled = true;
+    kill_tree();
+  }
+  for (;;) {
+    if (exited && !out->open() && !err->open()) break;
+    HANDLE handles[3];
+    win::PipeReader* owner[3] = {nullptr, nullptr, nullptr};
+    DWORD n = 0;
+    if (!exited) handles[n++] = child.process.get();
+    for (win::PipeReader* p : {out.get(), err.get()}) {
+      if (p->open()) {
+        owner[n] = p;
+        handles[n++] = p->event();
+      }
+    }
+    DWORD wait_ms = INFINITE;
+    if (!exited && timeout_at && !killed) wait_ms = millis_until(*timeout_at);
+    if (exited && drain_at) wait_ms = millis_until(*drain_at);
+    if (!exited && killed_at) wait_ms = std::min(wait_ms, millis_until(*killed_at + 5s));
+    if (cancel != nullptr) wait_ms = std::min<DWORD>(wait_ms, 10);  // the cancel poll, as on POSIX
+    DWORD rc = ::WaitForMultipleObjects(n, handles, FALSE, wait_ms);
+    if (rc == WAIT_TIMEOUT && !exited && killed_at && Clock::now() >= *killed_at + 5s) rc = WAIT_FAILED;
+    if (rc < WAIT_OBJECT_0 + n) {
+      const DWORD i = rc - WAIT_OBJECT_0;
+      if (owner[i] != nullptr) {
+        owner[i]->on_signalled();
+      } else {
+        exited = true;
+        r.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
+        drain_at = Clock::now() + spec.drain_after_exit;
+      }
+    } else if (rc == WAIT_FAILED) {  // cannot wait any more: kill, stop reading, report what we have
+      if (!exited) kill_tree();
+      ::WaitForSingleObject(child.process.get(), 2000);
+      exited = true;
+      out->stop();
+      err->stop();
+    }
+    if (!exited && timeout_at && !killed && Clock::now() >= *timeout_at) {
+      r.timed_out = true;
+      kill_tree();
+    }
+    if (exited && drain_at && Clock::now() >= *drain_at && (out->open() || err->open())) {
+      r.drain_timed_out = true;  // something still holds a write end: stop reading
+      out->stop();
+      err->stop();
+    }
+    if (cancel != nullptr && cancel->load() && !r.cancelled && !r.timed_out) {
+      r.cancelled = !exited;
+      if (!exited) kill_tree();
+      else {
+        out->stop();
+        err->stop();
+      }
+    }
+  }
+  if (r.duration.count() == 0) r.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
+  DWORD code = 0;
+  if (::GetExitCodeProcess(child.process.get(), &code) && code != STILL_ACTIVE) {
+    if (killed && code == win::kKilledExitCode) {
+      r.term_signal = 9;
+    } else {
+      r.exited = true;
+      r.exit_code = static_cast<int>(code);
+    }
+  }
   return r;
 }
 

@@ -1,0 +1,66 @@
+// Windows stat_path: object identity from volume serial + file index, hard links, directories, digests.
+#include <gtest/gtest.h>
+#include <windows.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness/core/sha256.h"
+#include "harness/oracle/fs_snapshot.h"
+
+using namespace breakout;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("breakout-fs-" + std::to_string(::GetCurrentProcessId()) + "-" +
+                                               std::to_string(::GetTickCount64()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+}  // namespace
+
+TEST(WinFsStat, IdentityFollowsTheObjectNotTheName) {
+  TempDir t;
+  write(t.path / "a.txt", "hello");
+  write(t.path / "b.txt", "hello");
+  ASSERT_TRUE(::CreateHardLinkW((t.path / "link.txt").c_str(), (t.path / "a.txt").c_str(), nullptr));
+  FileState a, b, link, dir;
+  ASSERT_TRUE(stat_path(t.path / "a.txt", a));
+  ASSERT_TRUE(stat_path(t.path / "b.txt", b));
+  ASSERT_TRUE(stat_path(t.path / "link.txt", link));
+  ASSERT_TRUE(stat_path(t.path, dir));
+  EXPECT_EQ(a.type, 'f');
+  EXPECT_EQ(dir.type, 'd');
+  EXPECT_EQ(a.size, 5u);
+  EXPECT_EQ(a.digest, sha256_hex("hello"));
+  EXPECT_EQ(a.digest, b.digest);
+  EXPECT_NE(a.inode, b.inode);  // same content, different objects
+  EXPECT_EQ(a.dev, b.dev);
+  EXPECT_EQ(a.inode, link.inode);  // one object, two names
+  EXPECT_EQ(a.nlink, 2u);
+  FileState gone;
+  EXPECT_FALSE(stat_path(t.path / "missing", gone));
+}
+
+TEST(WinFsStat, SnapshotSeesAWriteBesideTheWorkspace) {
+  TempDir t;
+  write(t.path / "keep.txt", "x");
+  const Snapshot before = take_snapshot(t.path);
+  write(t.path / "new.txt", "planted");
+  write(t.path / "keep.txt", "changed");
+  const Snapshot after = take_snapshot(t.path);
+  const auto changes = diff_snapshots(before, after);
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0].path, "keep.txt");
+  EXPECT_EQ(changes[0].kind, "modified");
+  EXPECT_EQ(changes[1].path, "new.txt");
+  EXPECT_EQ(changes[1].kind, "created");
+}
