@@ -1,4 +1,4 @@
-"""Confined host file access for the fs ops: inside the writable roots only, never a deny_read path, no symlinks."""
+"""Confined host file access for the fs ops: inside the writable roots only (after resolving symlinks), never a deny_read path."""
 from __future__ import annotations
 
 import os
@@ -12,15 +12,20 @@ class Confinement:
     """Opens files for write_file/read_file only below one of `roots`, and never at or below a
     `deny` path (deny wins).
 
-    Race-free by construction: the walk starts at an fd of the root and opens each component with
-    O_NOFOLLOW relative to the previous fd, so a symlink anywhere below the root is refused
-    (ELOOP/ENOTDIR) instead of followed, and `..` components are rejected outright. Deny paths are
-    compared by (st_dev, st_ino) of every directory on the walk and of the file itself, which also
-    catches a deny file reached through another name (hard link, bind mount, different spelling).
+    The path is resolved first like the kernel would (os.path.realpath: symlinks, `..` after
+    each hop, /proc/self/root and /proc/self/cwd), and the *resolved* path must lie below a
+    resolved root and outside every resolved deny path; a symlink inside the workspace that
+    points inside it works, one that points out is refused wherever it sits in the chain, a
+    dangling one by where it would land. Then, race-free, the resolved path is opened by a walk
+    that starts at an fd of the root and opens each component with O_NOFOLLOW relative to the
+    previous fd: a component swapped for a symlink after the resolution is refused (ELOOP/ENOTDIR)
+    instead of followed — the openat2(RESOLVE_BENEATH) idea in user space. Deny paths are also
+    compared by (st_dev, st_ino) of every directory on the walk and of the file itself, which
+    catches a deny file reached through another name (hard link, bind mount).
     """
 
     def __init__(self, roots: Iterable[str], deny: Iterable[str] = ()) -> None:
-        self.roots = [os.path.normpath(r) for r in roots]
+        self.roots = [os.path.realpath(r) for r in roots]
         self.deny = list(deny)
 
     # -- public ---------------------------------------------------------------------------------
@@ -69,9 +74,10 @@ class Confinement:
     def _split(self, path: str) -> tuple[str, list[str]]:
         if not os.path.isabs(path) or "\0" in path:
             raise PermissionError(f"{path}: not an absolute path")
-        parts = [p for p in path.split("/") if p not in ("", ".")]
-        if ".." in parts:
-            raise PermissionError(f"{path}: '..' is not allowed")
+        if path.endswith("/"):  # names a directory; these ops take regular files only
+            raise NotADirectoryError(f"{path}: a trailing '/' names a directory")
+        real = os.path.realpath(path)  # resolves every symlink and '..' in order, as open(2) would
+        parts = [p for p in real.split("/") if p]
         best: list[str] | None = None
         best_root = ""
         for root in self.roots:
@@ -86,10 +92,10 @@ class Confinement:
     def _open(self, path: str, *, write: bool) -> int:
         root, rest = self._split(path)
         denied = self._denied_ids()
-        real_root = os.path.realpath(root)
-        for d in self.deny:  # a writable root inside a denied tree is denied too
+        real = os.path.join(root, *rest)
+        for d in self.deny:  # the resolved path under a denied tree (also a root inside one) is denied
             real_d = os.path.realpath(d)
-            if os.path.commonpath([real_root, real_d]) == real_d:
+            if os.path.commonpath([real, real_d]) == real_d:
                 raise PermissionError(f"{path}: under deny_read path {d}")
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # the root itself is trusted
         try:
