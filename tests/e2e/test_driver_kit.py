@@ -208,7 +208,10 @@ def test_fs_ops_are_confined(start, tree):
     os.symlink(tree / "sibling", ws / "dirlink")
     os.symlink(tree / "sibling" / "secret", ws / "filelink")
     os.link(ws / "key", ws / "hardlink")
-    d = booted(start(), ws, deny=[str(ws / "key")])
+    (tree / "vault").mkdir()
+    (tree / "vault" / "k").write_text("vault\n")
+    os.link(tree / "vault" / "k", ws / "vaultlink")  # a file under a denied directory, by another name
+    d = booted(start(), ws, deny=[str(ws / "key"), str(tree / "vault")])
     d.ok("write_file", session="s1", path=str(ws / "sub" / "new.txt"), content="héllo\n")
     assert (ws / "sub" / "new.txt").read_text() == "héllo\n"
     assert d.ok("read_file", session="s1", path=str(ws / "sub" / "new.txt"))["content"] == "héllo\n"
@@ -222,7 +225,7 @@ def test_fs_ops_are_confined(start, tree):
     os.symlink(tree / "sibling" / "later", ws / "dangling")
     refused = [f"{ws}/sub/deep/f", f"{ws}/dangling", f"{ws}/sub/new.txt/",
                f"{ws}/../sibling/f", f"{tree}/ws-sibling/f", f"{ws}/dirlink/f", f"{ws}/filelink",
-               f"{tree}/sibling/secret", f"{ws}/key", f"{ws}/hardlink", "/etc/hostname", f"{ws}/sub/../../sibling/x"]
+               f"{tree}/sibling/secret", f"{ws}/key", f"{ws}/hardlink", f"{ws}/vaultlink", "/etc/hostname", f"{ws}/sub/../../sibling/x"]
     for path in refused:
         for op, extra in (("write_file", {"content": "pwned"}), ("read_file", {})):
             r = d.call(op, session="s1", path=path, **extra)

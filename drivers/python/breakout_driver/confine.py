@@ -6,6 +6,7 @@ import stat
 from typing import Iterable
 
 MAX_READ = 64 * 1024 * 1024
+MAX_DENY_WALK = 10000  # inodes collected below deny directories per fs op
 
 
 class Confinement:
@@ -61,15 +62,31 @@ class Confinement:
 
     # -- the walk ---------------------------------------------------------------------------------
 
-    def _denied_ids(self) -> set[tuple[int, int]]:
-        ids = set()
+    def _denied_ids(self) -> tuple[set[tuple[int, int]], bool]:
+        """(st_dev, st_ino) of every deny path and of every file below a denied directory (a hard
+        link in the workspace is another name of the same inode), and whether that list is
+        complete (False past MAX_DENY_WALK entries: then any file with several links is refused)."""
+        ids: set[tuple[int, int]] = set()
+        complete = True
         for p in self.deny:
             try:
                 st = os.stat(p)  # follow: a denied symlink protects its target
             except OSError:
                 continue
             ids.add((st.st_dev, st.st_ino))
-        return ids
+            if not stat.S_ISDIR(st.st_mode):
+                continue
+            for top, dirs, files in os.walk(os.path.realpath(p)):
+                for name in dirs + files:
+                    try:
+                        est = os.lstat(os.path.join(top, name))
+                    except OSError:
+                        continue
+                    ids.add((est.st_dev, est.st_ino))
+                if len(ids) > MAX_DENY_WALK:
+                    complete = False
+                    break
+        return ids, complete
 
     def _split(self, path: str) -> tuple[str, list[str]]:
         if not os.path.isabs(path) or "\0" in path:
@@ -91,7 +108,7 @@ class Confinement:
 
     def _open(self, path: str, *, write: bool) -> int:
         root, rest = self._split(path)
-        denied = self._denied_ids()
+        denied, complete = self._denied_ids()
         real = os.path.join(root, *rest)
         for d in self.deny:  # the resolved path under a denied tree (also a root inside one) is denied
             real_d = os.path.realpath(d)
@@ -117,7 +134,7 @@ class Confinement:
                 raise PermissionError(f"{path}: not a regular file")
             if (st.st_dev, st.st_ino) in denied:
                 raise PermissionError(f"{path}: is a deny_read file")
-            if write and st.st_nlink > 1:  # another name may live outside the roots
+            if (write or not complete) and st.st_nlink > 1:  # another name may live outside the roots
                 raise PermissionError(f"{path}: has several hard links")
         except BaseException:
             os.close(ffd)
