@@ -5,6 +5,8 @@
 #include <fstream>
 #include <thread>
 
+#include "harness/attempt/env_pinned.h"
+#include "harness/attempt/spell_path.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
 #include "probes/common/flood_pattern.h"
@@ -55,10 +57,8 @@ std::vector<std::string> find_token(const std::string& token, const LaunchResult
   return where;
 }
 
-namespace {
-
-Observation observe_fs_write(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
-                             const AttemptIo& io) {
+Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
+                              const AttemptIo& io) {
   Observation o;
   const Snapshot after = take_snapshot(tree.roots().tree);
   const auto changes = diff_snapshots(before, after);
@@ -89,6 +89,8 @@ Observation observe_fs_write(const Execution& ex, const AttemptTree& tree, const
   }
   return o;
 }
+
+namespace {
 
 Observation observe_token(const std::string& token, const std::string& what, const LaunchResult& run,
                           const AttemptTree& tree, const fs::path& own_file) {
@@ -228,6 +230,31 @@ std::optional<std::string> unix_listener_address(const std::string& endpoint, co
   return std::nullopt;
 }
 
+// The fs target in the attempt's path form (param). A form that reaches another
+// host object than the target (sibling-prefix) must leave the expectation as it
+// is, or the attempt would test something it does not say.
+void aim_at_path(const Execution& ex, const AttemptTree& tree, AttemptIo* io) {
+  io->target_path = resolve_policy_path(ex.target->value, tree.roots());
+  io->target_spec = io->target_path.string();
+  if (takes_path_form(ex.attempt->klass)) {
+    const auto form = path_form_from(ex.attempt->param);
+    if (!form) throw Error("[bad-form] unknown path form '" + ex.attempt->param + "'");
+    const bool by_driver = is_fs_api(ex.attempt->klass);  // the driver stands in the harness's cwd
+    const SpelledPath p = spell(*form, io->target_path, tree, io->nonce.substr(0, 8),
+                                by_driver ? fs::current_path() : io->cwd, by_driver);
+    if (p.host != io->target_path) {
+      const Target there{TargetKind::kPath, "fs:" + p.host.string(), p.host.string()};
+      if (expect(ex.attempt->klass, &there, *ex.policy, tree.roots()).value != ex.expectation.value)
+        throw NothingToAttempt(std::string("path form ") + to_string(*form) + " reaches " + p.host.filename().string() +
+                               ", which the policy judges differently from the target");
+    }
+    io->target_path = p.host;
+    io->target_spec = p.spelled;
+    io->target_token = p.token;
+  }
+  if (io->target_token.empty()) io->target_token = tree.token_of(io->target_path);
+}
+
 }  // namespace
 
 std::size_t count_lines(const fs::path& p) {
@@ -260,8 +287,7 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
   if (ex.target) {
     switch (ex.target->kind) {
       case TargetKind::kPath:
-        io.target_path = resolve_policy_path(ex.target->value, tree.roots());
-        io.target_spec = io.target_path.string();
+        aim_at_path(ex, tree, &io);
         break;
       case TargetKind::kEndpoint:
         if (auto path = unix_listener_address(ex.target->value, tree, nonce)) {
@@ -291,9 +317,8 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
   switch (ex.attempt->klass) {
     case AttemptClass::kFsWrite:
     case AttemptClass::kFdLeak:
-    case AttemptClass::kIoUringWrite: return observe_fs_write(ex, tree, before, io);
-    case AttemptClass::kFsRead:
-      return observe_token(tree.token_of(io.target_path), "file", run, tree, io.target_path.lexically_normal());
+    case AttemptClass::kIoUringWrite: return observe_fs_change(ex, tree, before, io);
+    case AttemptClass::kFsRead: return observe_token(io.target_token, "file", run, tree, io.target_path.lexically_normal());
     case AttemptClass::kEnvLeak: return observe_token(io.caller_env_token, "environment", run, tree, {});
     case AttemptClass::kNetConnect: return observe_connect(ex, io, ctx);
     case AttemptClass::kLifetime:
