@@ -240,6 +240,14 @@ void aim_at_path(const Execution& ex, const AttemptTree& tree, AttemptIo* io) {
     const auto form = path_form_from(ex.attempt->param);
     if (!form) throw Error("[bad-form] unknown path form '" + ex.attempt->param + "'");
     const bool by_driver = is_fs_api(ex.attempt->klass);  // the driver stands in the harness's cwd
+    if (*form == PathForm::kHardLink && ex.attempt->klass == AttemptClass::kFsApiRead &&
+        ex.expectation.value == Expected::kDenied) {
+      // A second name inside the workspace makes a plain file part of it; only deny_read
+      // (an inode rule: deny wins) still holds across names.
+      bool secret = false;
+      for (const auto& d : resolve(*ex.policy, tree.roots()).deny_read) secret = secret || path_within(io->target_path, d);
+      if (!secret) throw NothingToAttempt("path form hard-link reads a deny_read file only: a link to any other file puts it in the workspace");
+    }
     const SpelledPath p = spell(*form, io->target_path, tree, io->nonce.substr(0, 8),
                                 by_driver ? fs::current_path() : io->cwd, by_driver);
     if (p.host != io->target_path) {
