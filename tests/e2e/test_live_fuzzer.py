@@ -89,3 +89,25 @@ def test_correct_spawners_show_nothing(target, tmp_path):
     assert proc.returncode == 0 and not crashes, proc.stderr[-3000:]
     runs = int(re.search(r"stat::number_of_executed_units:\s*(\d+)", proc.stderr).group(1))
     assert runs >= 20, proc.stderr[-2000:]  # it really ran cases, not just started
+
+
+def test_ctrl_c_removes_every_attempt_tree(tmp_path):
+    """libFuzzer's own SIGINT handler _Exits; the fuzzer's replaces it: the running attempt unwinds, the root goes."""
+    import signal
+    import time
+    before = no_leftovers()
+    (tmp_path / "new").mkdir()
+    env = dict(os.environ, BREAKOUT_LIVE_PROBES=str(REPO / "build" / "bin"), BREAKOUT_LIVE_SPAWNER="bwrap")
+    env.pop("BREAKOUT_LIVE_DRIVER", None)
+    proc = subprocess.Popen([str(LIVE), "-max_len=5", "-detect_leaks=0", str(tmp_path / "new"),
+                             str(REPO / "fuzz" / "corpus" / "live")], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
+    try:
+        time.sleep(4)
+        assert len(no_leftovers()) == len(before) + 1  # its work root exists while it runs
+        proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=60)[1]
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "attempt trees removed" in err, err[-2000:]
+    assert no_leftovers() == before
