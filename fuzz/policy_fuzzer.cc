@@ -6,38 +6,15 @@
 
 #include "fuzz/fuzz_check.h"
 #include "harness/core/env_block.h"
+#include "harness/core/toml_emit.h"
 #include "harness/model/policy.h"
 
 using namespace breakout;
 
 namespace {
 
-// A TOML basic string (TOML 1.0 "Basic strings"): quote, backslash and control characters escaped.
-// Written by hand: toml++ 3.3.0's formatter prints a key holding a single quote bare ("a'b = 1"),
-// which no parser accepts, so it cannot serve as the reference.
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04X", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-std::string array(const std::vector<std::string>& v) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + quoted(v[i]);
-  return out + "]";
-}
+std::string quoted(const std::string& s) { return toml_quoted(s); }
+std::string array(const std::vector<std::string>& v) { return toml_array(v); }
 
 // The policy written back as TOML, every field explicit (deny_read too, so the default list round-trips).
 std::string to_toml(const Policy& p) {

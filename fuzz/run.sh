@@ -13,11 +13,15 @@ shift $(( $# > 2 ? 2 : $# ))
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for f in "$root"/fuzz/*_fuzzer.cc; do targets+=("$(basename "$f" .cc)"); done
+  # live_fuzzer spawns a real sandbox and lives in the g++ build (docs/fuzzing.md); its
+  # bounded runs are tests/e2e/test_live_fuzzer.py.
+  targets=("${targets[@]/live_fuzzer}")
 fi
 artifacts="${BREAKOUT_FUZZ_ARTIFACTS:-$(mktemp -d -t breakout-fuzz-artifacts.XXXXXX)}"
 mkdir -p "$artifacts"
 rows=()
 for t in "${targets[@]}"; do
+  [ -n "$t" ] || continue
   thing="${t%_fuzzer}"
   bin="$build/fuzz/${thing}_fuzzer"
   [ -x "$bin" ] || { echo "fuzz: $bin not built (cmake --build --preset fuzz)" >&2; exit 1; }

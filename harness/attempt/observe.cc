@@ -5,7 +5,9 @@
 #include <fstream>
 #include <thread>
 
+#include "harness/attempt/env_pinned.h"
 #include "harness/attempt/real_home.h"
+#include "harness/attempt/spell_path.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
 #include "probes/common/flood_pattern.h"
@@ -56,10 +58,8 @@ std::vector<std::string> find_token(const std::string& token, const LaunchResult
   return where;
 }
 
-namespace {
-
-Observation observe_fs_write(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
-                             const AttemptIo& io) {
+Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
+                              const AttemptIo& io) {
   Observation o;
   const Snapshot after = take_snapshot(tree.roots().tree);
   const auto changes = diff_snapshots(before, after);
@@ -90,6 +90,8 @@ Observation observe_fs_write(const Execution& ex, const AttemptTree& tree, const
   }
   return o;
 }
+
+namespace {
 
 Observation observe_token(const std::string& token, const std::string& what, const LaunchResult& run,
                           const AttemptTree& tree, const fs::path& own_file) {
@@ -230,6 +232,43 @@ std::optional<std::string> unix_listener_address(const std::string& endpoint, co
   return std::nullopt;
 }
 
+// The fs target in the attempt's path form (param). A form that reaches another
+// host object than the target (sibling-prefix) must leave the expectation as it
+// is, or the attempt would test something it does not say.
+void aim_at_path(const Execution& ex, const AttemptTree& tree, AttemptIo* io) {
+  // Real-host targets name their canaries by the attempt's tag (real_home.h).
+  const std::string where = needs_real_home(ex.attempt->klass)
+                                ? substitute_placeholders(ex.target->value, {{"{tag}", io->nonce.substr(0, 8)}})
+                                : ex.target->value;
+  io->target_path = resolve_policy_path(where, tree.roots());
+  io->target_spec = io->target_path.string();
+  if (takes_path_form(ex.attempt->klass)) {
+    const auto form = path_form_from(ex.attempt->param);
+    if (!form) throw Error("[bad-form] unknown path form '" + ex.attempt->param + "'");
+    const bool by_driver = is_fs_api(ex.attempt->klass);  // the driver stands in the harness's cwd
+    if (*form == PathForm::kHardLink && ex.attempt->klass == AttemptClass::kFsApiRead &&
+        ex.expectation.value == Expected::kDenied) {
+      // A second name inside the workspace makes a plain file part of it; only deny_read
+      // (an inode rule: deny wins) still holds across names.
+      bool secret = false;
+      for (const auto& d : resolve(*ex.policy, tree.roots()).deny_read) secret = secret || path_within(io->target_path, d);
+      if (!secret) throw NothingToAttempt("path form hard-link reads a deny_read file only: a link to any other file puts it in the workspace");
+    }
+    const SpelledPath p = spell(*form, io->target_path, tree, io->nonce.substr(0, 8),
+                                by_driver ? fs::current_path() : io->cwd, by_driver);
+    if (p.host != io->target_path) {
+      const Target there{TargetKind::kPath, "fs:" + p.host.string(), p.host.string()};
+      if (expect(ex.attempt->klass, &there, *ex.policy, tree.roots()).value != ex.expectation.value)
+        throw NothingToAttempt(std::string("path form ") + to_string(*form) + " reaches " + p.host.filename().string() +
+                               ", which the policy judges differently from the target");
+    }
+    io->target_path = p.host;
+    io->target_spec = p.spelled;
+    io->target_token = p.token;
+  }
+  if (io->target_token.empty()) io->target_token = tree.token_of(io->target_path);
+}
+
 }  // namespace
 
 std::size_t count_lines(const fs::path& p) {
@@ -262,12 +301,7 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
   if (ex.target) {
     switch (ex.target->kind) {
       case TargetKind::kPath:
-        // Real-host targets name their canaries by the attempt's tag (real_home.h).
-        io.target_path = resolve_policy_path(needs_real_home(ex.attempt->klass)
-                                                 ? substitute_placeholders(ex.target->value, {{"{tag}", tag}})
-                                                 : ex.target->value,
-                                             tree.roots());
-        io.target_spec = io.target_path.string();
+        aim_at_path(ex, tree, &io);
         break;
       case TargetKind::kEndpoint:
         if (auto path = unix_listener_address(ex.target->value, tree, nonce)) {
@@ -298,9 +332,8 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
   switch (ex.attempt->klass) {
     case AttemptClass::kFsWrite:
     case AttemptClass::kFdLeak:
-    case AttemptClass::kIoUringWrite: return observe_fs_write(ex, tree, before, io);
-    case AttemptClass::kFsRead:
-      return observe_token(tree.token_of(io.target_path), "file", run, tree, io.target_path.lexically_normal());
+    case AttemptClass::kIoUringWrite: return observe_fs_change(ex, tree, before, io);
+    case AttemptClass::kFsRead: return observe_token(io.target_token, "file", run, tree, io.target_path.lexically_normal());
     case AttemptClass::kEnvLeak: return observe_token(io.caller_env_token, "environment", run, tree, {});
     case AttemptClass::kRealHomeRead:
     case AttemptClass::kRealHomeWrite: return observe_real_home(ex, io, run);

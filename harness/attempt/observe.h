@@ -24,7 +24,8 @@ struct AttemptIo {
   std::filesystem::path heartbeat;           // lifetime / timeout-kill
   std::filesystem::path mark;                // cwd / no-timeout marker (absolute)
   std::filesystem::path target_path;         // fs targets, absolute
-  std::string target_spec;                   // what {target} expands to
+  std::string target_spec;                   // what {target} expands to (the target in the attempt's path form)
+  std::string target_token;                  // fs targets: the canary token of target_path, if it is one
   std::string caller_env_token;              // env-leak: the canary value of the variable
   std::unique_ptr<UnixNonceListener> unix_listener;  // net:unix-workspace, unix-outside, abstract
   std::unique_ptr<HostObject> host_object;           // ipc:<name> (observe_ipc.cc)
@@ -52,6 +53,9 @@ struct Observation {
 Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
                     const AttemptIo& io, const LaunchResult& run, const Containment& box,
                     const RunContext& ctx);
+
+// Snapshot diff judged against the writable roots (fs-write and everything that writes).
+Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const Snapshot& before, const AttemptIo& io);
 
 // Where `token` shows up: stdout, stderr and every file of the tree but `own_file`.
 std::vector<std::string> find_token(const std::string& token, const LaunchResult& run, const AttemptTree& tree,

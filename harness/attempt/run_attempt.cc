@@ -2,6 +2,7 @@
 #include "harness/attempt/run_attempt.h"
 
 #include "harness/attempt/env_pinned.h"
+#include "harness/attempt/fs_api.h"
 #include "harness/attempt/observe.h"
 #include "harness/attempt/real_home.h"
 #include "harness/attempt/session_checks.h"
@@ -19,14 +20,19 @@ namespace {
 
 constexpr std::size_t kExcerpt = 2048;        // bytes of each output channel kept in the record
 
-std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
-                                    const RunContext& ctx) {
+std::map<std::string, std::string> placeholders(const Execution& ex, const AttemptTree& tree, const AttemptIo& io) {
   const auto& r = tree.roots();
-  const std::map<std::string, std::string> vars = {
+  return {
       {"{target}", io.target_spec},   {"{nonce}", io.nonce},          {"{workspace}", r.workspace.string()},
       {"{home}", r.home.string()},    {"{sibling}", r.sibling.string()}, {"{tree}", r.tree.string()},
       {"{heartbeat}", io.heartbeat.string()}, {"{mark}", io.mark.string()}, {"{param}", ex.attempt->param},
       {"{tag}", io.nonce.substr(0, 8)}};
+}
+
+std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
+                                    const RunContext& ctx) {
+  if (is_fs_api(ex.attempt->klass)) return {kDriverFsProbe, io.target_spec};  // nothing runs: for the record
+  const auto vars = placeholders(ex, tree, io);
   std::vector<std::string> argv = {(ctx.probes_dir / ("breakout-probe-" + ex.attempt->probe)).string()};
   for (const auto& a : ex.attempt->args) argv.push_back(substitute_placeholders(a, vars));
   return argv;
@@ -73,6 +79,18 @@ LaunchSpec exec_limits(const Execution& ex, const AttemptIo& io, const RunContex
   if (ex.attempt->klass == AttemptClass::kOutputFlood)
     spec.max_capture = static_cast<std::size_t>(std::stoull(ex.attempt->param)) + (1u << 20);
   return spec;
+}
+
+// The attempt's per-exec caller variables ("NAME=value", placeholders expanded).
+std::vector<std::pair<std::string, std::string>> attempt_env(const Execution& ex, const AttemptTree& tree,
+                                                             const AttemptIo& io) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto vars = placeholders(ex, tree, io);
+  for (const auto& e : ex.attempt->env) {
+    const auto eq = e.find('=');
+    out.emplace_back(e.substr(0, eq), substitute_placeholders(e.substr(eq + 1), vars));
+  }
+  return out;
 }
 
 void record_run(AttemptRecord& rec, const std::vector<std::string>& command, const LaunchResult& run) {
@@ -167,6 +185,7 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
     request.probe_argv = probe_argv(ex, tree, io, ctx);
     request.cwd = io.cwd.string();
     request.timeout = requested_timeout(ex);
+    request.env_overrides = attempt_env(ex, tree, io);
     rec.probe_argv = request.probe_argv;
     const LaunchSpec limits = exec_limits(ex, io, ctx);
     Containment box("a" + std::to_string(ex.index) + "-" + nonce.substr(0, 8), nonce);
@@ -174,16 +193,21 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
       run_session_check(ex, ctx, tree, io, before, request, limits, box, rec);
     } else {
       auto session = ctx.spawner->open(request, limits, &box, ctx.cancel);     // 6. boot the sandbox
-      PinAttack pins;
-      if (klass == AttemptClass::kEnvPinned)                                    //    learn the pins, aim at them
-        pins = aim_overrides(ex.target->value, *ctx.spawner, *session, &request, limits);
-      const LaunchResult run = session->exec(request, limits);                  // 7. spawn, drain, wait
-      record_run(rec, session->command_line(), run);                            //    (display only)
-      check(!run.cancelled && !(ctx.cancel && ctx.cancel->load()), "interrupted");
-      check(run.started, "the spawner did not start: " + run.start_error);
-      const Observation seen = klass == AttemptClass::kEnvPinned                // 8. outside evidence
-                                   ? observe_overrides(ex.target->value, pins, run)
-                                   : observe(ex, tree, before, io, run, box, ctx);
+      Observation seen;
+      if (is_fs_api(klass)) {
+        seen = exercise_fs_api(ex, tree, before, io, *session);                 // 7-8. the spawner's fs API, judged outside
+      } else {
+        PinAttack pins;
+        if (klass == AttemptClass::kEnvPinned)                                  //    learn the pins, aim at them
+          pins = aim_overrides(ex.target->value, *ctx.spawner, *session, &request, limits);
+        const LaunchResult run = session->exec(request, limits);                // 7. spawn, drain, wait
+        record_run(rec, session->command_line(), run);                          //    (display only)
+        check(!run.cancelled && !(ctx.cancel && ctx.cancel->load()), "interrupted");
+        check(run.started, "the spawner did not start: " + run.start_error);
+        seen = klass == AttemptClass::kEnvPinned                                // 8. outside evidence
+                   ? observe_overrides(ex.target->value, pins, run)
+                   : observe(ex, tree, before, io, run, box, ctx);
+      }
       rec.evidence = seen.evidence;
       const Judgement j = judge(ex.expectation.value, seen.effect, seen.summary, seen.in_run_control);  // 9. verdict
       rec.verdict = j.verdict;

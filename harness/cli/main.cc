@@ -7,7 +7,9 @@
 #include <mutex>
 
 #include "harness/attempt/real_home.h"
+#include "harness/attempt/work_root.h"
 #include "harness/cli/bench_cmd.h"
+#include "harness/cli/repro_cmd.h"
 #include "harness/cli/tools.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
@@ -52,23 +54,6 @@ std::string utc_now(const char* fmt) {
   return buf;
 }
 
-// A temp directory for the attempt trees, removed on every exit path.
-class WorkRoot {
- public:
-  explicit WorkRoot(const std::string& run_nonce)
-      : path_(fs::temp_directory_path() / ("breakout-" + run_nonce)) {
-    fs::create_directories(path_);
-  }
-  ~WorkRoot() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 int cmd_list(const Paths& paths, const std::string& suite_name) {
   std::cout << "Suites (" << paths.scenarios.string() << "/suites):\n";
   for (const auto& s : list_suites(paths.scenarios)) std::cout << "  " << s << "\n";
@@ -88,7 +73,8 @@ int cmd_list(const Paths& paths, const std::string& suite_name) {
   }
   for (const auto& p : probes) {
     const bool built = fs::exists(paths.probes / ("breakout-probe-" + p));
-    std::cout << "  " << p << (built ? "" : "  (not built)") << "\n";
+    const char* note = p == kDriverFsProbe ? "  (no binary: the spawner's own fs API)" : built ? "" : "  (not built)";
+    std::cout << "  " << p << note << "\n";
   }
   std::cout << "\nSpawners (" << paths.spawners.string() << "):\n";
   for (const auto& name : list_spawners(paths.spawners)) {
@@ -252,6 +238,7 @@ int main(int argc, char** argv) {
 
   const auto tools = add_tool_commands(app);
   const auto bench = add_bench_command(app);
+  const auto repro = add_repro_command(app);
 
   try {
     app.parse(argc, argv);
@@ -264,6 +251,7 @@ int main(int argc, char** argv) {
     if (*run) return cmd_run(paths, ro);
     if (auto rc = run_tool_commands(*tools)) return *rc;
     if (auto rc = run_bench_command(*bench, {paths.scenarios, paths.spawners, paths.probes})) return *rc;
+    if (auto rc = run_repro_command(*repro, {paths.scenarios, paths.spawners, paths.probes})) return *rc;
   } catch (const std::exception& e) {
     std::cerr << "breakout: " << e.what() << "\n";
     return 2;

@@ -37,6 +37,16 @@ Expectation expect_read(const fs::path& path, const ResolvedPolicy& r) {
   return {Expected::kAllowed, "not under any deny_read entry"};
 }
 
+// The spawner's fs API (docs/drivers.md, capability fs) works for the sandbox on
+// the host: confined to the writable roots, and never a deny_read path (deny wins).
+Expectation expect_api_read(const fs::path& path, const ResolvedPolicy& r) {
+  Expectation denied = expect_read(path, r);
+  if (denied.value == Expected::kDenied) return denied;
+  for (const auto& root : r.writable)
+    if (path_within(path, root)) return {Expected::kAllowed, "the fs API reads inside writable root " + root.filename().string()};
+  return {Expected::kDenied, "the fs API is confined to the writable roots (workspace and writable_roots)"};
+}
+
 Expectation expect_connect(const std::string& endpoint, NetworkMode mode, const ResolvedPolicy& r,
                            const TreeRoots& roots) {
   const std::string reach = endpoint_reach(endpoint);
@@ -115,6 +125,15 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
       const ResolvedPolicy r = resolve(policy, roots);
       const bool write = klass == AttemptClass::kFsWrite || klass == AttemptClass::kRealHomeWrite;
       return write ? expect_write(path, r) : expect_read(path, r);
+    }
+    case AttemptClass::kFsApiWrite:
+    case AttemptClass::kFsApiRead: {
+      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      const fs::path path = resolve_policy_path(target->value, roots);
+      const ResolvedPolicy r = resolve(policy, roots);
+      Expectation e = klass == AttemptClass::kFsApiWrite ? expect_write(path, r) : expect_api_read(path, r);
+      e.why = "through the spawner's fs API: " + e.why;
+      return e;
     }
     case AttemptClass::kFdLeak: {
       // The caller leaks an open directory fd for the target (run_attempt.cc);

@@ -8,6 +8,7 @@
 #include "harness/core/error.h"
 #include "harness/core/toml_schema.h"
 #include "harness/model/expectation.h"
+#include "harness/model/path_form.h"
 #include "harness/model/target.h"
 
 namespace breakout {
@@ -50,6 +51,8 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kIoUringConnect, "io-uring-connect", "io-uring", true, false},
     {AttemptClass::kRealHomeRead, "real-home-read", "fs-read", true, false},
     {AttemptClass::kRealHomeWrite, "real-home-write", "fs-write", true, false},
+    {AttemptClass::kFsApiWrite, "fs-api-write", kDriverFsProbe, true, false},
+    {AttemptClass::kFsApiRead, "fs-api-read", kDriverFsProbe, true, false},
 };
 
 const ClassInfo& info(AttemptClass c) {
@@ -62,7 +65,7 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
   // Field meanings: docs/scenarios.md. "expect"/"expected" are deliberately not
   // fields: expectations come from the policy (expectation.h).
   schema::only_fields(t, {"id", "title", "description", "reference", "platforms", "class", "probe",
-                          "args", "targets", "param", "timeout_ms"},
+                          "args", "targets", "param", "timeout_ms", "env"},
                       where);
   Attempt a;
   a.id = schema::required_string(t, "id", where);
@@ -84,7 +87,8 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
   if (a.probe != probe_for(a.klass))
     schema::fail("probe-mismatch", here,
                  "class " + klass + " is judged for probe '" + probe_for(a.klass) + "', not '" + a.probe + "'");
-  a.args = schema::string_array(t, "args", here, true);
+  a.args = schema::string_array(t, "args", here, !is_fs_api(a.klass));  // the fs-api classes run no probe
+  if (is_fs_api(a.klass) && !a.args.empty()) schema::fail("unexpected-args", here, "class " + klass + " runs no probe");
   a.targets = schema::string_array(t, "targets", here, false);
   if (has_targets(a.klass) && a.targets.empty())
     schema::fail("missing-targets", here, "class " + klass + " needs at least one target");
@@ -100,6 +104,12 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
   a.param = schema::optional_string(t, "param", here).value_or("");
   if (is_contract(a.klass) && a.param.empty())
     schema::fail("missing-param", here, "contract class " + klass + " needs 'param'");
+  if (takes_path_form(a.klass) && !path_form_from(a.param))
+    schema::fail("bad-form", here, "param '" + a.param + "' is not a path form (docs/scenarios.md, path forms)");
+  a.env = schema::string_array(t, "env", here, false);
+  for (const auto& e : a.env)
+    if (e.find('=') == std::string::npos || e.front() == '=' || e.find('\0') != std::string::npos)
+      schema::fail("bad-env-name", here, "env entries are NAME=value with a non-empty NAME");
   if (const toml::node* to = t.get("timeout_ms")) {
     a.timeout_override = true;
     if (to->is_string() && to->value<std::string>() == "none") a.timeout.reset();
@@ -131,6 +141,17 @@ void check_controls(const Attempt& a, const Policy& policy) {
                  "under policy '" + policy.name + "' every target is denied; add an allowed target as control");
 }
 
+// An include names an attempts file, or a directory whose *.toml files are all
+// included in name order (scenarios/regressions/, written by `breakout repro --save`).
+std::vector<fs::path> included_files(const fs::path& path) {
+  if (!fs::is_directory(path)) return {path};
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(path))
+    if (e.is_regular_file() && e.path().extension() == ".toml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 }  // namespace
 
 const char* to_string(AttemptClass c) { return info(c).name; }
@@ -144,6 +165,8 @@ bool needs_sessions(AttemptClass c) {
 bool needs_real_home(AttemptClass c) {
   return c == AttemptClass::kRealHomeRead || c == AttemptClass::kRealHomeWrite;
 }
+bool is_fs_api(AttemptClass c) { return c == AttemptClass::kFsApiWrite || c == AttemptClass::kFsApiRead; }
+bool takes_path_form(AttemptClass c) { return c == AttemptClass::kFsWrite || c == AttemptClass::kFsRead || is_fs_api(c); }
 
 std::optional<AttemptClass> attempt_class_from(const std::string& s) {
   for (const auto& i : kClasses)
@@ -187,10 +210,11 @@ Suite load_suite(const std::string& name_or_path, const fs::path& scenarios_dir)
   if (suite.policies.empty()) schema::fail("missing-field", origin, "a suite needs at least one policy");
   std::set<std::string> ids;
   for (const auto& inc : schema::string_array(root, "include", origin, true)) {
-    const fs::path af = (file.parent_path() / inc).lexically_normal();
-    for (auto& a : parse_attempts_text(schema::read_file(af.string()), af.string())) {
-      if (!ids.insert(a.id).second) schema::fail("duplicate-id", af.string(), "attempt id '" + a.id + "' appears twice");
-      suite.attempts.push_back(std::move(a));
+    for (const fs::path& af : included_files((file.parent_path() / inc).lexically_normal())) {
+      for (auto& a : parse_attempts_text(schema::read_file(af.string()), af.string())) {
+        if (!ids.insert(a.id).second) schema::fail("duplicate-id", af.string(), "attempt id '" + a.id + "' appears twice");
+        suite.attempts.push_back(std::move(a));
+      }
     }
   }
   for (const auto& a : suite.attempts)

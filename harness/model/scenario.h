@@ -44,6 +44,9 @@ enum class AttemptClass {
   // Real-host mode only (`run --real-host`, docs/real-host.md): the real HOME, never planted into but canaries.
   kRealHomeRead,   // read a real secret under the real HOME        -> keyed digest of its bytes in output
   kRealHomeWrite,  // create a canary-named file in the real HOME   -> the file exists afterwards
+  // The spawner's own file API (driver capability fs, attempt/fs_api.h); no probe runs:
+  kFsApiWrite,    // ask the driver to write a nonce at a path      -> snapshot diff, as fs-write
+  kFsApiRead,     // ask the driver to read a canary at a path      -> the canary token in its answer
 };
 const char* to_string(AttemptClass c);
 std::optional<AttemptClass> attempt_class_from(const std::string& s);
@@ -52,6 +55,11 @@ bool is_contract(AttemptClass c);    // exit/signal/cwd/flood/no-timeout
 const char* probe_for(AttemptClass c);  // the one probe each class runs
 bool needs_sessions(AttemptClass c);  // session-shutdown, boot-failure, session-hygiene
 bool needs_real_home(AttemptClass c);  // real-home-read, real-home-write: only under `run --real-host`
+bool is_fs_api(AttemptClass c);       // fs-api-write, fs-api-read: the driver's fs API, no probe
+bool takes_path_form(AttemptClass c); // fs-write, fs-read and the fs-api classes: `param` names a path form
+
+// The pseudo-probe of the fs-api classes: nothing is executed, the harness calls the spawner's API.
+inline constexpr const char* kDriverFsProbe = "driver-fs";
 
 struct Attempt {
   std::string id;            // stable, dotted: "fs.write.create"
@@ -63,7 +71,9 @@ struct Attempt {
   std::string probe;         // probe name without the "breakout-probe-" prefix
   std::vector<std::string> args;       // with {placeholders}, see docs/scenarios.md
   std::vector<std::string> targets;    // "fs:~/.ssh/id_ed25519", "net:tcp4-loopback", "env:NAME"
-  std::string param;         // input of contract classes (exit code, signal, cwd, bytes, ms)
+  std::string param;         // input of contract classes (exit code, signal, cwd, bytes, ms);
+                             // for fs classes a path form (attempt/path_form.h), "" = absolute
+  std::vector<std::string> env;        // "NAME=value" per-exec caller overrides ({placeholders} expanded)
   bool timeout_override = false;       // when true, `timeout` replaces the policy's
   std::optional<std::chrono::milliseconds> timeout;
   std::string source;        // file it came from

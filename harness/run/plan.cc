@@ -22,6 +22,8 @@ std::string skip_reason(const Attempt& a, const Policy& p, const std::optional<T
   if (needs_sessions(a.klass) && !spawner.has_sessions())
     return "needs a spawner with sessions (boot, exec, shutdown: a driver, docs/drivers.md); " + spawner.name() +
            " runs one command per exec";
+  if (is_fs_api(a.klass))
+    if (auto why = spawner.no_fs_api_reason()) return *why;
   // Unix endpoints (workspace, outside, abstract) get a listener per attempt (observe.cc).
   const std::string reach = target && target->kind == TargetKind::kEndpoint ? endpoint_reach(target->value) : "";
   if (reach == "loopback" || reach == "external") {

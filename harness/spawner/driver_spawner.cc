@@ -110,6 +110,14 @@ class DriverSession final : public SpawnSession {
 
   std::vector<std::string> command_line() const override { return settings_.argv; }
 
+  // Capability fs: a refusal (ok false) is FsRefused, a protocol violation or timeout stays Error.
+  void write_file(const std::string& path, const std::string& content) override {
+    fs_call("write_file", [&](long long id) { return driver::write_file_request(id, session_, path, content); });
+  }
+  std::string read_file(const std::string& path) override {
+    return fs_call("read_file", [&](long long id) { return driver::read_file_request(id, session_, path); });
+  }
+
   void shutdown() override {
     std::lock_guard lock(shutdown_mu_);
     if (closed_) return;
@@ -135,6 +143,16 @@ class DriverSession final : public SpawnSession {
   }
 
  private:
+  template <typename MakeRequest>
+  std::string fs_call(const char* op, MakeRequest make) {
+    driver::Response r = conn_->call(op, make, settings_.exec_grace);
+    try {
+      return std::string(op) == "read_file" ? driver::parse_read_file(r) : (driver::expect_ok(r), std::string());
+    } catch (const driver::DriverFailure& e) {
+      throw FsRefused(e.what());
+    }
+  }
+
   const DriverSettings& settings_;
   std::string session_;
   std::unique_ptr<DriverConnection> conn_;
@@ -204,6 +222,10 @@ class DriverSpawner final : public Spawner {
   bool has_sessions() const override { return true; }
   int concurrent_execs() const override { return hello_.capabilities.concurrent_exec; }
   std::map<std::string, std::string> pinned_env() const override { return hello_.pinned_env; }
+  std::optional<std::string> no_fs_api_reason() const override {
+    if (hello_.capabilities.fs) return std::nullopt;
+    return "the driver has no file-system API (hello capabilities.fs is false)";
+  }
 
  private:
   static std::string join(const std::vector<std::string>& v, const char* sep) {

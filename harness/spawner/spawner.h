@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/error.h"
 #include "harness/model/policy.h"
 #include "harness/platform/process.h"
 
@@ -67,6 +68,17 @@ class SpawnSession {
   virtual void close() {}
   // The spawner's own side of the story (driver stderr, protocol notes); displayed only.
   virtual nlohmann::json evidence() const { return nlohmann::json::object(); }
+  // The spawner's own file API (driver capability `fs`, docs/drivers.md): write or
+  // read a host file on the sandbox's behalf. A refusal throws FsRefused; anything
+  // else that goes wrong (no API, a broken driver) throws Error.
+  virtual void write_file(const std::string& path, const std::string& content);
+  virtual std::string read_file(const std::string& path);
+};
+
+// The spawner answered an fs request with a refusal (driver `ok: false`): the op did not happen.
+class FsRefused : public Error {
+ public:
+  using Error::Error;
 };
 
 class Spawner {
@@ -90,6 +102,10 @@ class Spawner {
   virtual int concurrent_execs() const { return 1; }
   // Variables the spawner itself pins (driver hello.pinned_env), besides the policy's.
   virtual std::map<std::string, std::string> pinned_env() const { return {}; }
+  // Why sessions have no write_file/read_file (nullopt: they have; drivers with capability fs).
+  virtual std::optional<std::string> no_fs_api_reason() const {
+    return name() + " has no file-system API (a driver with capability fs has, docs/drivers.md); it runs commands only";
+  }
 };
 
 // `name_or_profile`: "none", a profile name from `spawners_dir`, or a path to a .toml profile.

@@ -208,18 +208,31 @@ def test_fs_ops_are_confined(start, tree):
     os.symlink(tree / "sibling", ws / "dirlink")
     os.symlink(tree / "sibling" / "secret", ws / "filelink")
     os.link(ws / "key", ws / "hardlink")
-    d = booted(start(), ws, deny=[str(ws / "key")])
+    (tree / "vault").mkdir()
+    (tree / "vault" / "k").write_text("vault\n")
+    os.link(tree / "vault" / "k", ws / "vaultlink")  # a file under a denied directory, by another name
+    d = booted(start(), ws, deny=[str(ws / "key"), str(tree / "vault")])
     d.ok("write_file", session="s1", path=str(ws / "sub" / "new.txt"), content="héllo\n")
     assert (ws / "sub" / "new.txt").read_text() == "héllo\n"
     assert d.ok("read_file", session="s1", path=str(ws / "sub" / "new.txt"))["content"] == "héllo\n"
-    refused = [f"{ws}/../sibling/f", f"{tree}/ws-sibling/f", f"{ws}/dirlink/f", f"{ws}/filelink",
-               f"{tree}/sibling/secret", f"{ws}/key", f"{ws}/hardlink", "/etc/hostname", f"{ws}/sub/../../sibling/x"]
+    # Symlinks are resolved, not refused: a hop that stays inside the workspace works (spelled any way).
+    os.symlink("sub", ws / "inlink")
+    os.symlink(ws / "inlink", ws / "chain")
+    for spelled in (f"{ws}/inlink/a.txt", f"{ws}/chain/a.txt", f"/proc/self/root{ws}/sub/a.txt", f"{ws}//./sub/a.txt"):
+        d.ok("write_file", session="s1", path=spelled, content=spelled)
+        assert (ws / "sub" / "a.txt").read_text() == spelled
+    os.symlink(tree / "sibling", ws / "sub" / "deep")
+    os.symlink(tree / "sibling" / "later", ws / "dangling")
+    refused = [f"{ws}/sub/deep/f", f"{ws}/dangling", f"{ws}/sub/new.txt/",
+               f"{ws}/../sibling/f", f"{tree}/ws-sibling/f", f"{ws}/dirlink/f", f"{ws}/filelink",
+               f"{tree}/sibling/secret", f"{ws}/key", f"{ws}/hardlink", f"{ws}/vaultlink", "/etc/hostname", f"{ws}/sub/../../sibling/x"]
     for path in refused:
         for op, extra in (("write_file", {"content": "pwned"}), ("read_file", {})):
             r = d.call(op, session="s1", path=path, **extra)
             assert r["ok"] is False and r["error"]["code"] == "invalid", (op, path, r)
     assert (tree / "sibling" / "secret").read_text() == "sibling secret\n"
     assert not (tree / "sibling" / "f").exists() and not (tree / "ws-sibling" / "f").exists()
+    assert not (tree / "sibling" / "later").exists()
     assert (ws / "key").read_text() == "private\n"
 
 

@@ -69,6 +69,17 @@ FIXTURE_VERDICTS = {
                                                         "lifetime.double-fork-setsid": "escape",
                                                         "lifetime.background": "pass"}),
     "direct_child_kill.py": ("lifetime.*@workspace-write", {"lifetime.timeout-tree-kill": "escape"}),
+    # Issue 4's planted fs-API escapes (the live fuzzer finds them too: test_live_fuzzer.py).
+    "prefix_confined_fs.py": ("fs.api.write*@workspace-write*", {
+        "fs.api.write-dotdot@workspace-write[fs:parent/new-file]": "escape",
+        "fs.api.write-sibling-prefix@workspace-write[fs:sibling/new-file]": "escape",
+        "fs.api.write@workspace-write[fs:sibling/new-file]": "pass",
+        "fs.api.write@workspace-write[fs:workspace/new-file]": "pass"}),
+    "normalise_no_resolve_fs.py": ("fs.api.*@workspace-write*", {
+        "fs.api.write-symlink-dir@workspace-write[fs:sibling/new-file]": "escape",
+        "fs.api.read-symlink-file@workspace-write[fs:~/.ssh/id_ed25519]": "escape",
+        "fs.api.write-dotdot@workspace-write[fs:parent/new-file]": "pass",
+        "fs.api.write-sibling-prefix@workspace-write[fs:sibling/new-file]": "pass"}),
 }
 
 

@@ -10,7 +10,9 @@ import pytest
 
 def live_probe_processes():
     """Probe processes still running (zombies are already dead: reaping them is their parent's job)."""
-    pids = subprocess.run(["pgrep", "-f", "breakout-probe-"], capture_output=True, text=True).stdout.split()
+    # By process name (comm, 15 bytes: "breakout-probe-"), not -f: a compiler building the probes has
+    # "breakout-probe-" in its command line, and other worktrees build on the same machine.
+    pids = subprocess.run(["pgrep", "^breakout-probe"], capture_output=True, text=True).stdout.split()
     live = []
     for pid in pids:
         try:

@@ -12,10 +12,11 @@ def none_run(run_breakout):
 
 
 SESSION_CLASSES = {"session-shutdown", "boot-failure", "session-hygiene"}
+FS_API_CLASSES = {"fs-api-write", "fs-api-read"}  # the spawner's own file API: drivers with capability fs
 
 
 def test_every_deny_is_an_escape(none_run):
-    denies = [a for a in none_run.attempts if a["role"] == "deny" and a["class"] not in SESSION_CLASSES]
+    denies = [a for a in none_run.attempts if a["role"] == "deny" and a["class"] not in SESSION_CLASSES | FS_API_CLASSES]
     assert denies, "the default suite must contain deny attempts"
     not_escaped = [a for a in denies if a["verdict"] != "escape"]
     assert not not_escaped, none_run.explain(not_escaped)
@@ -31,6 +32,15 @@ def test_session_checks_are_skipped_with_their_reason_not_passed(none_run):
         assert "needs a spawner with sessions" in a["reason"]
 
 
+def test_fs_api_attempts_are_skipped_with_their_reason_not_passed(none_run):
+    """`none` runs commands only: no write_file/read_file to attack, so those skip, never pass."""
+    api = [a for a in none_run.attempts if a["class"] in FS_API_CLASSES]
+    assert api
+    for a in api:
+        assert a["verdict"] == "skip", none_run.explain([a])
+        assert "has no file-system API" in a["reason"]
+
+
 def test_every_class_of_escape_is_found(none_run):
     classes = {a["class"] for a in none_run.by_verdict("escape")}
     for expected in ["fs-write", "fs-read", "net-connect", "env-leak", "lifetime", "timeout-kill"]:
@@ -38,7 +48,7 @@ def test_every_class_of_escape_is_found(none_run):
 
 
 def test_every_allow_and_contract_passes(none_run):
-    others = [a for a in none_run.attempts if a["role"] != "deny"]
+    others = [a for a in none_run.attempts if a["role"] != "deny" and a["class"] not in FS_API_CLASSES]
     bad = [a for a in others if a["verdict"] != "pass"]
     assert not bad, none_run.explain(bad)
 

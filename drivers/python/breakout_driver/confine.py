@@ -1,4 +1,4 @@
-"""Confined host file access for the fs ops: inside the writable roots only, never a deny_read path, no symlinks."""
+"""Confined host file access for the fs ops: inside the writable roots only (after resolving symlinks), never a deny_read path."""
 from __future__ import annotations
 
 import os
@@ -6,21 +6,27 @@ import stat
 from typing import Iterable
 
 MAX_READ = 64 * 1024 * 1024
+MAX_DENY_WALK = 10000  # inodes collected below deny directories per fs op
 
 
 class Confinement:
     """Opens files for write_file/read_file only below one of `roots`, and never at or below a
     `deny` path (deny wins).
 
-    Race-free by construction: the walk starts at an fd of the root and opens each component with
-    O_NOFOLLOW relative to the previous fd, so a symlink anywhere below the root is refused
-    (ELOOP/ENOTDIR) instead of followed, and `..` components are rejected outright. Deny paths are
-    compared by (st_dev, st_ino) of every directory on the walk and of the file itself, which also
-    catches a deny file reached through another name (hard link, bind mount, different spelling).
+    The path is resolved first like the kernel would (os.path.realpath: symlinks, `..` after
+    each hop, /proc/self/root and /proc/self/cwd), and the *resolved* path must lie below a
+    resolved root and outside every resolved deny path; a symlink inside the workspace that
+    points inside it works, one that points out is refused wherever it sits in the chain, a
+    dangling one by where it would land. Then, race-free, the resolved path is opened by a walk
+    that starts at an fd of the root and opens each component with O_NOFOLLOW relative to the
+    previous fd: a component swapped for a symlink after the resolution is refused (ELOOP/ENOTDIR)
+    instead of followed — the openat2(RESOLVE_BENEATH) idea in user space. Deny paths are also
+    compared by (st_dev, st_ino) of every directory on the walk and of the file itself, which
+    catches a deny file reached through another name (hard link, bind mount).
     """
 
     def __init__(self, roots: Iterable[str], deny: Iterable[str] = ()) -> None:
-        self.roots = [os.path.normpath(r) for r in roots]
+        self.roots = [os.path.realpath(r) for r in roots]
         self.deny = list(deny)
 
     # -- public ---------------------------------------------------------------------------------
@@ -56,22 +62,39 @@ class Confinement:
 
     # -- the walk ---------------------------------------------------------------------------------
 
-    def _denied_ids(self) -> set[tuple[int, int]]:
-        ids = set()
+    def _denied_ids(self) -> tuple[set[tuple[int, int]], bool]:
+        """(st_dev, st_ino) of every deny path and of every file below a denied directory (a hard
+        link in the workspace is another name of the same inode), and whether that list is
+        complete (False past MAX_DENY_WALK entries: then any file with several links is refused)."""
+        ids: set[tuple[int, int]] = set()
+        complete = True
         for p in self.deny:
             try:
                 st = os.stat(p)  # follow: a denied symlink protects its target
             except OSError:
                 continue
             ids.add((st.st_dev, st.st_ino))
-        return ids
+            if not stat.S_ISDIR(st.st_mode):
+                continue
+            for top, dirs, files in os.walk(os.path.realpath(p)):
+                for name in dirs + files:
+                    try:
+                        est = os.lstat(os.path.join(top, name))
+                    except OSError:
+                        continue
+                    ids.add((est.st_dev, est.st_ino))
+                if len(ids) > MAX_DENY_WALK:
+                    complete = False
+                    break
+        return ids, complete
 
     def _split(self, path: str) -> tuple[str, list[str]]:
         if not os.path.isabs(path) or "\0" in path:
             raise PermissionError(f"{path}: not an absolute path")
-        parts = [p for p in path.split("/") if p not in ("", ".")]
-        if ".." in parts:
-            raise PermissionError(f"{path}: '..' is not allowed")
+        if path.endswith("/"):  # names a directory; these ops take regular files only
+            raise NotADirectoryError(f"{path}: a trailing '/' names a directory")
+        real = os.path.realpath(path)  # resolves every symlink and '..' in order, as open(2) would
+        parts = [p for p in real.split("/") if p]
         best: list[str] | None = None
         best_root = ""
         for root in self.roots:
@@ -85,11 +108,11 @@ class Confinement:
 
     def _open(self, path: str, *, write: bool) -> int:
         root, rest = self._split(path)
-        denied = self._denied_ids()
-        real_root = os.path.realpath(root)
-        for d in self.deny:  # a writable root inside a denied tree is denied too
+        denied, complete = self._denied_ids()
+        real = os.path.join(root, *rest)
+        for d in self.deny:  # the resolved path under a denied tree (also a root inside one) is denied
             real_d = os.path.realpath(d)
-            if os.path.commonpath([real_root, real_d]) == real_d:
+            if os.path.commonpath([real, real_d]) == real_d:
                 raise PermissionError(f"{path}: under deny_read path {d}")
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # the root itself is trusted
         try:
@@ -111,7 +134,7 @@ class Confinement:
                 raise PermissionError(f"{path}: not a regular file")
             if (st.st_dev, st.st_ino) in denied:
                 raise PermissionError(f"{path}: is a deny_read file")
-            if write and st.st_nlink > 1:  # another name may live outside the roots
+            if (write or not complete) and st.st_nlink > 1:  # another name may live outside the roots
                 raise PermissionError(f"{path}: has several hard links")
         except BaseException:
             os.close(ffd)

@@ -1,0 +1,162 @@
+// Live escape fuzzing: each input is a (policy, operation, target, path form, env) case run through the REAL spawner.
+//
+// The bytes decode with harness/live/live_case.h (the same decoder as `breakout
+// repro`); the case runs through plan → run_attempt → outside oracles against
+// the spawner named by BREAKOUT_LIVE_DRIVER (a driver command) or
+// BREAKOUT_LIVE_SPAWNER (none, bwrap, a profile; default bwrap), or the flags
+// --driver=CMD / --spawner=NAME (libFuzzer passes "--" flags through). A
+// confirmed escape (the target escaped AND its workspace control passed) is
+// printed in plain words and traps, so libFuzzer writes the artifact; a broken
+// control is neither escape nor pass. What happened (verdict, errno class,
+// which form and target) feeds libFuzzer's extra counters, so inputs that make
+// the sandbox answer differently are kept. Every attempt gets its own tree and
+// fake HOME under one work root, removed at exit, before a trap, and on Ctrl-C
+// (libFuzzer's SIGINT handler _Exits, so ours replaces it on the first input).
+// Docs: docs/fuzzing.md.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "harness/attempt/work_root.h"
+#include "harness/core/nonce.h"
+#include "harness/core/text.h"
+#include "harness/live/live_run.h"
+#include "harness/platform/os.h"
+#include "harness/spawner/driver_spawner.h"
+#include "harness/spawner/spawner.h"
+
+#ifndef BREAKOUT_DATA_DIR
+#define BREAKOUT_DATA_DIR "."
+#endif
+
+using namespace breakout;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kOps = 4, kVerdicts = 6, kErrnoClasses = 8, kTargets = 6;
+const std::size_t kForms = all_path_forms().size();
+
+// libFuzzer reads this section as extra coverage (FuzzerExtraCounters.cpp): one byte per
+// (op, form, verdict, errno class) and per (op, target, verdict).
+constexpr std::size_t kCounterBytes = kOps * 16 * kVerdicts * kErrnoClasses + kOps * kTargets * kVerdicts;
+__attribute__((used, section("__libfuzzer_extra_counters"))) std::uint8_t g_counters[kCounterBytes];
+
+std::atomic<bool> g_cancel{false};
+std::string g_spawner_flag, g_driver_flag;
+
+struct Live {
+  std::unique_ptr<Spawner> spawner;
+  std::unique_ptr<WorkRoot> work;
+  LiveSetup setup;
+};
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+Live& live() {
+  static Live l = [] {
+    Live x;
+    const fs::path data = BREAKOUT_DATA_DIR;
+    const std::string driver = g_driver_flag.empty() ? env_or("BREAKOUT_LIVE_DRIVER", "") : g_driver_flag;
+    if (!driver.empty()) {
+      DriverSettings s;
+      s.argv = split_command_line(driver);
+      x.spawner = make_driver_spawner(s);
+    } else {
+      const std::string name = g_spawner_flag.empty() ? env_or("BREAKOUT_LIVE_SPAWNER", "bwrap") : g_spawner_flag;
+      x.spawner = make_spawner(name, env_or("BREAKOUT_LIVE_SPAWNERS", (data / "spawners").string()));
+    }
+    if (auto why = x.spawner->unavailable_reason()) {
+      std::fprintf(stderr, "live_fuzzer: spawner %s unavailable: %s\n", x.spawner->name().c_str(), why->c_str());
+      std::exit(2);
+    }
+    x.work = std::make_unique<WorkRoot>("live-" + random_hex(8));
+    x.setup.spawner = x.spawner.get();
+    x.setup.probes_dir = env_or("BREAKOUT_LIVE_PROBES", (data / "build" / "bin").string());
+    x.setup.work_root = x.work->path();
+    x.setup.policies = load_live_policies(env_or("BREAKOUT_LIVE_SCENARIOS", (data / "scenarios").string()));
+    x.setup.cancel = &g_cancel;
+    std::fprintf(stderr, "live_fuzzer: spawner %s, probes %s, work root %s\n", x.spawner->name().c_str(),
+                 x.setup.probes_dir.c_str(), x.setup.work_root.c_str());
+    return x;
+  }();
+  return l;
+}
+
+std::size_t errno_class(const AttemptRecord& r) {
+  std::string name;
+  if (r.probe_report.is_object()) name = r.probe_report.value("errname", "");
+  if (r.evidence.contains("fs_api")) name = r.evidence["fs_api"].value("refusal", "");
+  if (name.empty()) return 0;
+  auto has = [&](const char* a, const char* b) {
+    return name.find(a) != std::string::npos || name.find(b) != std::string::npos;
+  };
+  if (has("EACCES", "PermissionError") || has("EPERM", "outside")) return 1;
+  if (has("EROFS", "read-only")) return 2;
+  if (has("ENOENT", "FileNotFound")) return 3;
+  if (has("EXDEV", "cross-device")) return 4;
+  if (has("ELOOP", "ENOTDIR") || has("NotADirectory", "symbolic link")) return 5;
+  if (has("EISDIR", "IsADirectory")) return 6;
+  return 7;
+}
+
+void count(std::size_t at) {
+  if (at < kCounterBytes && g_counters[at] < 255) ++g_counters[at];
+}
+
+void feed_counters(const std::uint8_t* data, std::size_t size, const AttemptRecord& r) {
+  const std::size_t op = size > 1 ? data[1] % kOps : 0;
+  const std::size_t form = size > 3 ? data[3] % kForms : 0;
+  const std::size_t target = size > 2 ? data[2] % kTargets : 0;
+  const std::size_t verdict = static_cast<std::size_t>(r.verdict) % kVerdicts;
+  count(((op * 16 + form) * kVerdicts + verdict) * kErrnoClasses + errno_class(r));
+  count(kOps * 16 * kVerdicts * kErrnoClasses + (op * kTargets + target) * kVerdicts + verdict);
+}
+
+[[noreturn]] void stop_interrupted() {
+  live().work->remove();
+  std::fprintf(stderr, "live_fuzzer: interrupted; attempt trees removed\n");
+  std::_Exit(130);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  for (int i = 1; i < *argc; ++i) {
+    const std::string a = (*argv)[i];
+    if (a.rfind("--spawner=", 0) == 0) g_spawner_flag = a.substr(10);
+    if (a.rfind("--driver=", 0) == 0) g_driver_flag = a.substr(9);
+  }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const bool handlers = [] {
+    install_interrupt_flag(&g_cancel);  // after libFuzzer's: ours unwinds the attempt first
+    std::atexit([] { live().work->remove(); });
+    return true;
+  }();
+  (void)handlers;
+  if (g_cancel) stop_interrupted();
+  Live& l = live();
+  const LiveCase c = decode_live_case(data, size);
+  const LiveOutcome o = run_live_case(c, l.setup);
+  if (g_cancel) stop_interrupted();
+  feed_counters(data, size, o.target);
+  if (o.escape) {
+    std::fprintf(stderr, "\nbreakout live fuzzer: ESCAPE through %s\n%s", l.spawner->name().c_str(),
+                 describe_outcome(c, o).c_str());
+    l.work->remove();
+    std::fflush(stderr);
+    __builtin_trap();  // libFuzzer: deadly signal -> crash-<sha1> artifact; `breakout repro` reruns it
+  }
+  return 0;
+}

@@ -1,0 +1,46 @@
+// Running one live case through the real pipeline (plan → run_attempt → outside oracles) against a spawner.
+//
+// Shared by fuzz/live_fuzzer.cc and `breakout repro`. An escape counts only when
+// it is confirmed: the target's verdict is escape AND its workspace control, run
+// right after in the same form, passes. An escape with a broken control is
+// reported as unconfirmed (neither escape nor pass).
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "harness/attempt/record.h"
+#include "harness/live/live_case.h"
+#include "harness/model/policy.h"
+
+namespace breakout {
+
+class Spawner;
+
+struct LiveSetup {
+  const Spawner* spawner = nullptr;
+  std::filesystem::path probes_dir;   // breakout-probe-* binaries
+  std::filesystem::path work_root;    // attempt trees go below it (each removed after its attempt)
+  std::map<std::string, Policy> policies;  // live_policies(), loaded from scenarios/policies
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// Loads live_policies() from `scenarios_dir`/policies; throws Error.
+std::map<std::string, Policy> load_live_policies(const std::filesystem::path& scenarios_dir);
+
+struct LiveOutcome {
+  AttemptRecord target;                  // the case's target
+  std::optional<AttemptRecord> control;  // run when the target escaped
+  bool escape = false;                   // confirmed: target escape and control pass
+  bool unconfirmed = false;              // target escape but the control did not pass
+};
+
+LiveOutcome run_live_case(const LiveCase& c, const LiveSetup& setup);
+
+// The outcome in plain words: the case, each verdict with its reason, the outside evidence.
+std::string describe_outcome(const LiveCase& c, const LiveOutcome& o);
+
+}  // namespace breakout

@@ -1,0 +1,113 @@
+"""The live escape fuzzer (docs/fuzzing.md): finds the planted fs-API escapes from the seed corpus, and nothing in correct spawners; repro and repro --save round-trip a find."""
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, REPO, require_root_tool
+
+LIVE = Path(os.environ.get("BREAKOUT_LIVE_FUZZER", REPO / "build" / "bin" / "live_fuzzer"))
+DRIVERS = FIXTURES / "drivers"
+REFERENCE = f"/usr/bin/python3 {REPO / 'drivers' / 'python' / 'reference_driver.py'}"
+# Seconds of fuzzing for the "finds nothing" runs; docs/fuzzing.md has the 2-minute figures.
+CLEAN_SECONDS = int(os.environ.get("BREAKOUT_LIVE_CLEAN_SECONDS", "20"))
+
+
+@pytest.fixture(autouse=True)
+def live_fuzzer_built():
+    require_root_tool("bwrap")
+    if not LIVE.exists():
+        pytest.skip(f"live fuzzer not built: {LIVE} (the default build makes it when clang is installed)")
+
+
+def fuzz(tmp_path, seconds, *, driver=None, spawner=None):
+    """One bounded libFuzzer session from the seed corpus; new inputs go to a temp dir, never the repo."""
+    artifacts, work = tmp_path / "artifacts", tmp_path / "new-inputs"
+    artifacts.mkdir()
+    work.mkdir()
+    env = dict(os.environ, BREAKOUT_LIVE_PROBES=str(REPO / "build" / "bin"))
+    env.pop("BREAKOUT_LIVE_DRIVER", None)
+    if driver:
+        env["BREAKOUT_LIVE_DRIVER"] = driver
+    else:
+        env["BREAKOUT_LIVE_SPAWNER"] = spawner
+    cmd = [str(LIVE), f"-max_total_time={seconds}", "-max_len=5", "-timeout=60", "-detect_leaks=0",
+           "-print_final_stats=1", f"-artifact_prefix={artifacts}/", f"-dict={REPO / 'fuzz' / 'live_fuzzer.dict'}",
+           str(work), str(REPO / "fuzz" / "corpus" / "live")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=env, timeout=seconds + 180)
+    return proc, sorted(artifacts.glob("crash-*"))
+
+
+def repro(breakout_bin, artifact, driver, *extra):
+    return subprocess.run([str(breakout_bin), "repro", str(artifact), "--driver", driver, *extra],
+                          capture_output=True, text=True, errors="replace", timeout=120)
+
+
+def no_leftovers():
+    return [p for p in Path("/tmp").glob("breakout-live-*")] + [p for p in Path("/tmp").glob("breakout-repro-*")]
+
+
+@pytest.mark.parametrize("fixture, forms", [
+    ("prefix_confined_fs.py", {"dotdot", "sibling-prefix"}),
+    ("normalise_no_resolve_fs.py", {"symlink-file", "symlink-dir", "symlink-chain", "symlink-dangling"}),
+])
+def test_finds_planted_escape_and_round_trips(fixture, forms, tmp_path, breakout_bin, run_breakout):
+    driver = f"/usr/bin/python3 {DRIVERS / fixture}"
+    before = no_leftovers()
+    proc, crashes = fuzz(tmp_path, 60, driver=driver)
+    assert proc.returncode != 0 and "breakout live fuzzer: ESCAPE" in proc.stderr, proc.stderr[-3000:]
+    assert len(crashes) == 1, proc.stderr[-2000:]
+    form = re.search(r"spelled in path form (\S+),", proc.stderr).group(1)
+    assert form in forms, proc.stderr[-2000:]
+    assert no_leftovers() == before  # the work root went before the trap
+
+    again = repro(breakout_bin, crashes[0], driver)
+    assert again.returncode == 3, again.stdout + again.stderr
+    assert f"path form {form}" in again.stdout and "ESCAPE" in again.stdout and "verdict: escape" in again.stdout
+
+    regs = tmp_path / "regs"
+    saved = repro(breakout_bin, crashes[0], driver, "--save", "--regressions", str(regs))
+    assert saved.returncode == 3, saved.stdout + saved.stderr
+    [scenario] = list(regs.glob("*.toml"))
+    assert f'param = "{form}"' in scenario.read_text() or form == "absolute"
+    # The saved scenario, included as a directory (as the default suite includes scenarios/regressions).
+    suite = tmp_path / "suite.toml"
+    suite.write_text('name = "regressions"\ndescription = "saved live finds"\npolicies = ["workspace-write"]\n'
+                     'include = ["regs"]\n')
+    flawed = run_breakout("--suite", str(suite), "--driver", driver, "--no-external")
+    assert flawed.returncode == 3 and flawed.by_verdict("escape"), flawed.stderr + flawed.stdout
+    correct = run_breakout("--suite", str(suite), "--driver", REFERENCE, "--no-external")
+    assert correct.returncode == 0, correct.explain(correct.attempts)
+    assert {a["verdict"] for a in correct.attempts} == {"pass"}, correct.explain(correct.attempts)
+
+
+@pytest.mark.parametrize("target", [{"driver": REFERENCE}, {"spawner": "bwrap"}], ids=["reference-driver", "bwrap"])
+def test_correct_spawners_show_nothing(target, tmp_path):
+    proc, crashes = fuzz(tmp_path, CLEAN_SECONDS, **target)
+    assert proc.returncode == 0 and not crashes, proc.stderr[-3000:]
+    runs = int(re.search(r"stat::number_of_executed_units:\s*(\d+)", proc.stderr).group(1))
+    assert runs >= 20, proc.stderr[-2000:]  # it really ran cases, not just started
+
+
+def test_ctrl_c_removes_every_attempt_tree(tmp_path):
+    """libFuzzer's own SIGINT handler _Exits; the fuzzer's replaces it: the running attempt unwinds, the root goes."""
+    import signal
+    import time
+    before = no_leftovers()
+    (tmp_path / "new").mkdir()
+    env = dict(os.environ, BREAKOUT_LIVE_PROBES=str(REPO / "build" / "bin"), BREAKOUT_LIVE_SPAWNER="bwrap")
+    env.pop("BREAKOUT_LIVE_DRIVER", None)
+    proc = subprocess.Popen([str(LIVE), "-max_len=5", "-detect_leaks=0", str(tmp_path / "new"),
+                             str(REPO / "fuzz" / "corpus" / "live")], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
+    try:
+        time.sleep(4)
+        assert len(no_leftovers()) == len(before) + 1  # its work root exists while it runs
+        proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=60)[1]
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "attempt trees removed" in err, err[-2000:]
+    assert no_leftovers() == before
