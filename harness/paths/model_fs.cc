@@ -27,7 +27,7 @@ ModelFs::ModelFs() {
 }
 
 NodeId ModelFs::add(NodeId dir, const std::string& name, Kind kind, const std::string& link) {
-  if (child(dir, name) != kNoNode) throw Error("[exists] " + path_of(dir) + "/" + name + " is already in the model");
+  if (child(dir, name) != kNoNode) throw Error("[exists] " + (dir == root() ? "" : path_of(dir)) + "/" + name + " is already in the model");
   Node n;
   n.kind = kind;
   n.parent = dir;
@@ -47,7 +47,7 @@ NodeId ModelFs::add_magic(NodeId dir, const std::string& name, Magic magic, int 
 }
 
 void ModelFs::link(NodeId dir, const std::string& name, NodeId file) {
-  if (child(dir, name) != kNoNode) throw Error("[exists] " + path_of(dir) + "/" + name + " is already in the model");
+  if (child(dir, name) != kNoNode) throw Error("[exists] " + (dir == root() ? "" : path_of(dir)) + "/" + name + " is already in the model");
   node(dir).children[name] = file;
 }
 

@@ -133,10 +133,17 @@ std::string full_path(std::string_view path, const Env& env) {
     case Form::kRootLocalDevice: return "\\\\.\\";
     case Form::kLocalDevice: return normalise_below(s.substr(0, 4), s.substr(4));
     case Form::kUnc: {
-      const std::size_t server_end = std::min(s.find('\\', 2), s.size());
-      const std::size_t share_end = std::min(s.find('\\', server_end + 1), s.size());
-      const std::string root = s.substr(0, share_end);
-      return normalise_below(root.back() == '\\' ? root : root + "\\", s.substr(std::min(share_end + 1, s.size())));
+      // "\\server\share" is the root; runs of separators after the leading two are one
+      // (FPF "Collapse repeated separators"), so "\\srv\\share" has the share "share".
+      std::string u = "\\\\";
+      for (std::size_t i = 2; i < s.size(); ++i)
+        if (s[i] != '\\' || u.back() != '\\' || u.size() == 2) u += s[i];  // "\\\x": an empty server stays empty
+      const std::size_t server_end = std::min(u.find('\\', 2), u.size());
+      const std::size_t share_end = std::min(u.find('\\', server_end + 1), u.size());
+      const std::string root = u.substr(0, share_end);
+      std::string out = normalise_below(root + "\\", u.substr(std::min(share_end + 1, u.size())));
+      if (share_end == u.size() && out.size() == root.size() + 1) out.pop_back();  // "\\srv\share" stays as written
+      return out;
     }
     case Form::kDriveAbsolute: return normalise_below(s.substr(0, 3), s.substr(3));
     case Form::kDriveRelative: {

@@ -87,10 +87,18 @@ void remove_stale_trees(const fs::path& tmp) {
   }
 }
 
+// A tmpfs when there is one: resetting the tree per input is metadata work, about
+// 20x cheaper on tmpfs than on an ext4 /tmp (measured: ~100 vs ~2,000 exec/s under ASan).
+fs::path scratch_root() {
+  std::error_code ec;
+  if (fs::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0) return "/dev/shm";
+  return fs::canonical(fs::temp_directory_path());
+}
+
 }  // namespace
 
 RealTree::RealTree() {
-  const fs::path tmp = fs::canonical(fs::temp_directory_path());
+  const fs::path tmp = scratch_root();
   remove_stale_trees(tmp);
   std::string tmpl = (tmp / ("breakout-paths-" + std::to_string(::getpid()) + "-XXXXXX")).string();
   if (!::mkdtemp(tmpl.data())) throw_errno("[path-tree] mkdtemp " + tmpl);
@@ -100,6 +108,10 @@ RealTree::RealTree() {
   fs::create_directory(r.workspace / kGen);
 
   // The host directories above the tree: only the names on the way are modelled.
+  auto host_dir = [this](NodeId parent, const std::string& name) {
+    const NodeId c = base_.child(parent, name);
+    return c != kNoNode ? c : base_.add(parent, name, Kind::kHost);
+  };
   NodeId at = base_.root();
   auto stat_into = [](const std::string& path, Node& n) {
     struct stat st {};
@@ -109,7 +121,7 @@ RealTree::RealTree() {
   };
   stat_into("/", base_.node(at));
   for (const auto& part : r.tree.relative_path()) {
-    at = base_.add(at, part.string(), Kind::kHost);
+    at = host_dir(at, part.string());
     stat_into(base_.path_of(at), base_.node(at));
   }
   scope_.tree = at;
@@ -134,14 +146,14 @@ RealTree::RealTree() {
   base_.node(scope_.gen).label.clear();
 
   // proc(5): /proc/self -> <pid>; root, cwd and fd/N are magic links. /dev/fd -> /proc/self/fd.
-  const NodeId proc = base_.add(base_.root(), "proc", Kind::kHost);
+  const NodeId proc = host_dir(base_.root(), "proc");
   const std::string pid = std::to_string(::getpid());
   const NodeId me = base_.add(proc, pid, Kind::kHost);
   base_.add(proc, "self", Kind::kSymlink, pid);
   base_.add_magic(me, "root", Magic::kRoot);
   base_.add_magic(me, "cwd", Magic::kCwd);
   const NodeId fd_dir = base_.add(me, "fd", Kind::kHost);
-  base_.add(base_.add(base_.root(), "dev", Kind::kHost), "fd", Kind::kSymlink, "/proc/self/fd");
+  base_.add(host_dir(base_.root(), "dev"), "fd", Kind::kSymlink, "/proc/self/fd");
   workspace_fd_ = UniqueFd(::open(r.workspace.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (workspace_fd_.get() < 0) throw_errno("[path-tree] open workspace");
   base_.set_cwd(ids.at(r.workspace));
