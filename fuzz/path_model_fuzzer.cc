@@ -1,0 +1,77 @@
+// Differential fuzzing of the Linux path model: every generated form resolved by the model and by the kernel must name the same object.
+//
+// Per input: workspace/gen is emptied, ops make dirs, files, symlinks, hard links
+// and deep chains in it (model and disk), then forms of targets are resolved both
+// ways. Any disagreement in outcome (errno class), object (dev+inode), path
+// (readlink of /proc/self/fd/N, realpath(3)) or classification is a model bug.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz/fuzz_check.h"
+#include "harness/core/text.h"
+#include "harness/paths/classify.h"
+#include "harness/paths/forms.h"
+#include "harness/paths/posix/real_tree.h"
+
+using namespace breakout;
+using namespace breakout::paths;
+
+namespace {
+
+// Policies over the same tree: the default deny list, a deny-read entry inside a
+// writable root (deny wins), and HOME denied as a whole.
+Policy policy_for(std::uint8_t choice) {
+  Policy p;
+  p.name = "path-model";
+  switch (choice % 3) {
+    case 0: p.writable_roots = {"extra"}; p.deny_read = default_deny_read(); break;
+    case 1: p.writable_roots = {"sibling", "workspace"}; p.deny_read = {"~/.ssh", "workspace/sub dir", "sibling/repo"}; break;
+    default: p.deny_read = {"~"}; break;
+  }
+  return p;
+}
+
+void check_form(const RealTree& tree, const ModelFs& m, const Form& form, const Policy& policy) {
+  const Resolved want = resolve_form(m, form);
+  if (want.outcome == Outcome::kUnknown) return;  // left the modelled names: no claim to check
+  const RealResolved got = tree.resolve(form);
+  const std::string what = describe(form) + " model=" + to_string(want.outcome) + " '" + want.path.substr(0, 300) +
+                           "' kernel errno=" + std::to_string(got.err) + " '" + got.fd_path.substr(0, 300) + "'";
+  FUZZ_CHECK_MSG(outcome_of(got.err) == want.outcome, what);
+  if (want.outcome != Outcome::kOk) return;
+  const Node& n = m.node(want.node);
+  FUZZ_CHECK_MSG(got.dev == n.dev && got.ino == n.ino, what);
+  if (want.path.size() >= kPathMax) return;  // d_path and realpath stop at PATH_MAX
+  FUZZ_CHECK_MSG(got.fd_path_err == 0 && got.fd_path == want.path, what);
+  if (got.has_realpath) FUZZ_CHECK_MSG(got.realpath_err == 0 && got.realpath == want.path, what + " realpath='" + got.realpath + "'");
+  const Classified model = classify(want.path, n.label, policy, tree.roots());
+  const Classified kernel = classify(got.fd_path, tree.label_of(got.dev, got.ino), policy, tree.roots());
+  FUZZ_CHECK_MSG(model == kernel, what + " region " + to_string(model.region) + " vs " + to_string(kernel.region));
+  // Deny wins (docs/policies.md): nothing under a deny_read entry is expected readable.
+  if (model.region == Region::kDenyRead) FUZZ_CHECK_MSG(model.read == Expected::kDenied, what);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static RealTree tree;  // built once; destroyed (and removed) at exit
+  ByteReader in(std::string_view(reinterpret_cast<const char*>(data), size));
+  const Policy policy = policy_for(in.byte());
+  ModelFs m = tree.reset();
+  const Scope scope = tree.scope();
+  // Ops interleaved with forms, so a form can see a symlink dangling and, later, its target made.
+  for (int step = 0; step < 12 && !in.empty(); ++step) {
+    if (in.byte() % 3 != 0) {
+      const Op op = next_op(in, m, scope);
+      const bool model_ok = apply(m, op);
+      const bool real_ok = tree.apply(op, m);
+      FUZZ_CHECK_MSG(model_ok == real_ok, "op " + std::to_string(static_cast<int>(op.kind)) + " on '" +
+                                               printable_excerpt(op.name, 40) + "' link '" + printable_excerpt(op.link, 200) + "'");
+    } else {
+      check_form(tree, m, next_form(in, m, scope), policy);
+    }
+  }
+  check_form(tree, m, next_form(in, m, scope), policy);
+  return 0;
+}

@@ -1,0 +1,110 @@
+// Fuzzes the expectation model with random valid policies: deny_read wins, writes follow the writable roots, and template expansion keeps every path and value one argv element.
+//
+// Policies are built from bytes, not parsed (policy_fuzzer covers the TOML):
+// overlapping writable roots, deny-read entries inside writable roots, paths
+// with spaces, quotes, '$', newlines, leading dashes and placeholder text, a
+// workspace equal to HOME or containing it, empty lists.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fuzz/fuzz_check.h"
+#include "harness/core/text.h"
+#include "harness/paths/byte_reader.h"
+#include "harness/paths/classify.h"
+#include "harness/spawner/template_spawner.h"
+
+using namespace breakout;
+using namespace breakout::paths;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kPrefixes[] = {"~", "workspace", "sibling", "extra", "parent", "/elsewhere"};
+// Argument-injection material: a leading dash, spaces, quotes, '$', a newline, placeholder text.
+constexpr const char* kNames[] = {"a", "-rf", "--bind", "sp ace", "q'\"", "$HOME", "new\nline", "{home}",
+                                  "{path}", ".ssh", "..", ".", "x y"};
+
+std::string symbolic(ByteReader& in) {
+  std::string p = kPrefixes[in.pick(std::size(kPrefixes))];
+  for (std::size_t i = 0, n = in.pick(3); i < n; ++i) p += std::string("/") + kNames[in.pick(std::size(kNames))];
+  return p;
+}
+
+TreeRoots roots_for(std::uint8_t how) {
+  TreeRoots r = placeholder_roots();
+  if (how % 4 == 1) r.home = r.workspace;                 // the workspace is HOME
+  else if (how % 4 == 2) r.home = r.workspace / "home";   // the workspace contains HOME
+  else if (how % 4 == 3) r.workspace = r.home / "ws";     // HOME contains the workspace
+  return r;
+}
+
+const Profile& profile() {
+  static const Profile p = parse_profile_text(R"toml(
+name = "fuzz"
+description = "bwrap's lists (spawners/bwrap.toml)"
+requires = ["tool"]
+version = ["tool", "--version"]
+command = ["tool", "{writable...}", "{deny_read...}", "{env_set...}", "--chdir", "{cwd}", "--", "{argv...}"]
+writable_root = ["--bind", "{path}", "{path}"]
+deny_read_dir = ["--tmpfs", "{path}"]
+deny_read_file = ["--ro-bind", "/dev/null", "{path}"]
+env_set = ["--setenv", "{name}", "{value}"]
+env_unset = []
+network = { none = [] }
+)toml", "policy_model_fuzzer");
+  return p;
+}
+
+bool under_any(const fs::path& p, const std::vector<fs::path>& roots) {
+  return std::any_of(roots.begin(), roots.end(), [&](const fs::path& r) { return path_within(p, r); });
+}
+
+bool has_run(const std::vector<std::string>& argv, const std::vector<std::string>& run) {
+  return std::search(argv.begin(), argv.end(), run.begin(), run.end()) != argv.end();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  ByteReader in(std::string_view(reinterpret_cast<const char*>(data), size));
+  const TreeRoots roots = roots_for(in.byte());
+  Policy p;
+  p.name = "fuzz";
+  for (std::size_t i = 0, n = in.pick(4); i < n; ++i) p.writable_roots.push_back(symbolic(in));
+  for (std::size_t i = 0, n = in.pick(4); i < n; ++i) p.deny_read.push_back(symbolic(in));
+  for (std::size_t i = 0, n = in.pick(3); i < n; ++i) p.env.pinned[kNames[in.pick(std::size(kNames))]] = kNames[in.pick(std::size(kNames))];
+  const ResolvedPolicy r = resolve(p, roots);
+
+  // Targets: below every entry, plus the usual ones, each with an awkward tail.
+  std::vector<std::string> targets = {"~/.ssh/id_ed25519", "workspace/x", "sibling/notes.txt", "extra/x", "parent/x"};
+  for (const auto& w : p.writable_roots) targets.push_back(w + "/" + kNames[in.pick(std::size(kNames))]);
+  for (const auto& d : p.deny_read) targets.push_back(d + "/" + kNames[in.pick(std::size(kNames))]);
+  for (const auto& t : targets) {
+    const fs::path path = resolve_policy_path(t, roots);
+    const Classified c = classify(path, "", p, roots);
+    const std::string what = "'" + printable_excerpt(t, 200) + "' region " + to_string(c.region);
+    // Deny wins: under a deny_read entry nothing is readable, inside a writable root or not.
+    FUZZ_CHECK_MSG((c.read == Expected::kDenied) == under_any(path, r.deny_read), what);
+    FUZZ_CHECK_MSG((c.write == Expected::kAllowed) == under_any(path, r.writable), what);
+    FUZZ_CHECK_MSG((c.region == Region::kDenyRead) == (c.read == Expected::kDenied), what);
+    if (c.region == Region::kWorkspace || c.region == Region::kWritableRoot) FUZZ_CHECK_MSG(c.write == Expected::kAllowed, what);
+  }
+
+  // Template expansion: each path and value stays one argv element, never re-expanded.
+  SpawnRequest req;
+  req.policy = &p;
+  req.roots = roots;
+  req.resolved = r;
+  req.probe_argv = {"/probes/breakout-probe-fs", "--", "{home}"};
+  req.cwd = roots.workspace.string();
+  const std::vector<std::string> argv = expand_profile(profile(), req);
+  for (const auto& w : r.writable) FUZZ_CHECK_MSG(has_run(argv, {"--bind", w.string(), w.string()}), printable_excerpt(w.string(), 200));
+  for (const auto& [name, value] : p.env.pinned) FUZZ_CHECK_MSG(has_run(argv, {"--setenv", name, value}), printable_excerpt(name, 80));
+  FUZZ_CHECK(has_run(argv, {"--", "/probes/breakout-probe-fs", "--", "{home}"}));
+  // Deny entries that exist add their own elements (those under '..' may: "parent/../.." is "/").
+  FUZZ_CHECK(argv.size() >= 1 + 3 * r.writable.size() + 3 * p.env.pinned.size() + 3 + 3);
+  return 0;
+}

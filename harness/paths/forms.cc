@@ -1,0 +1,239 @@
+// Generating operations and path forms from bytes; resolving multi-step forms over the model.
+#include "harness/paths/forms.h"
+
+#include <algorithm>
+
+#include "harness/core/text.h"
+
+namespace breakout::paths {
+
+namespace {
+
+// Awkward names (catalog.md §1): a newline, non-UTF-8 bytes, leading dashes (argv
+// injection), spaces, quotes, '$', names that look like '.' and '..'.
+constexpr const char* kNames[] = {"a", "b", "c", "-rf", "--x=y", "new\nline", "\xff\xfe", "sp ace",
+                                  "...", "$HOME", "q'\"", "..a", ".hidden", "existing.txt"};
+std::string pick_name(ByteReader& in) { return kNames[in.pick(std::size(kNames))]; }
+
+bool is_dir(const ModelFs& m, NodeId id) {
+  const Kind k = m.node(id).kind;
+  return k == Kind::kDir || k == Kind::kHost;
+}
+
+// Every node under `top` by first name (symlinks not followed), `top` first.
+std::vector<NodeId> nodes_under(const ModelFs& m, NodeId top) {
+  std::vector<NodeId> out{top};
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!is_dir(m, out[i])) continue;
+    for (const auto& [name, id] : m.node(out[i]).children)
+      if (m.node(id).parent == out[i] && m.node(id).name == name) out.push_back(id);
+  }
+  return out;
+}
+
+std::vector<std::string> components(const std::string& p) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < p.size()) {
+    const std::size_t j = std::min(p.find('/', i), p.size());
+    if (j > i) out.push_back(p.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+// `to` relative to directory `from` (both absolute, symlink-free): ".." is then physical.
+std::string relative(const std::string& to, const std::string& from) {
+  const auto t = components(to), f = components(from);
+  std::size_t common = 0;
+  while (common < t.size() && common < f.size() && t[common] == f[common]) ++common;
+  std::string out;
+  for (std::size_t i = common; i < f.size(); ++i) out += out.empty() ? ".." : "/..";
+  for (std::size_t i = common; i < t.size(); ++i) out += (out.empty() ? "" : "/") + t[i];
+  return out.empty() ? "." : out;
+}
+
+// '//', '/./' at separators and a trailing '/': the kernel skips all three (path_resolution(7)).
+std::string decorate(ByteReader& in, const std::string& s) {
+  const std::uint8_t how = in.byte();
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    if (s[i] == '/' && (how & 1) && in.flag()) out += '/';
+    if (s[i] == '/' && (how & 2) && in.flag()) out += "./";
+  }
+  if (how & 4) out += '/';
+  return out;
+}
+
+// A target: an existing node of the tree, an ancestor of the tree, or a name not made yet.
+std::string target_path(ByteReader& in, const ModelFs& m, const Scope& scope) {
+  const auto nodes = nodes_under(m, scope.tree);
+  const std::size_t n = in.pick(nodes.size() + 3);
+  if (n < nodes.size()) return m.path_of(nodes[n]);
+  if (n == nodes.size()) return m.path_of(m.node(scope.tree).parent);
+  return m.path_of(scope.gen) + "/" + pick_name(in);  // missing now, maybe made by a later op
+}
+
+std::pair<int, std::string> pick_fd(ByteReader& in, const ModelFs& m) {
+  const auto& fds = m.fds();
+  if (fds.empty()) return {-1, "/"};
+  auto it = fds.begin();
+  std::advance(it, static_cast<long>(in.pick(fds.size())));
+  // A descriptor of a file has no children: relative forms from it must fail with ENOTDIR.
+  return {it->first, it->second.second};
+}
+
+// One-string spellings of `target`, relative ones from directory `base` (a symlink's
+// directory, or the cwd). Returns the text; sets `fd` for the dirfd style.
+std::string one_string(ByteReader& in, const ModelFs& m, const std::string& target, const std::string& base,
+                       int& fd, std::string& style) {
+  switch (in.pick(8)) {
+    case 0: style = "absolute"; return decorate(in, target);
+    case 1: style = "relative"; return decorate(in, relative(target, base));
+    case 2: style = "proc-root"; return "/proc/self/root" + decorate(in, target);
+    case 3: style = "proc-cwd"; return "/proc/self/cwd/" + decorate(in, relative(target, m.path_of(m.cwd())));
+    case 4:
+    case 5: {
+      const auto [n, path] = pick_fd(in, m);
+      style = in.flag() ? "dev-fd" : "proc-fd";
+      const std::string prefix = (style == "dev-fd" ? "/dev/fd/" : "/proc/self/fd/") + std::to_string(n);
+      return prefix + (target == path ? "" : "/" + decorate(in, relative(target, path)));
+    }
+    case 6: {
+      style = "dirfd";
+      const auto [n, path] = pick_fd(in, m);
+      fd = n;
+      return decorate(in, relative(target, path));
+    }
+    default: {
+      style = "overshoot";  // "/.." is "/" (path_resolution(7))
+      std::string up;
+      for (std::size_t i = 0, n = 1 + in.pick(4); i < n; ++i) up += "/..";
+      return up + target;
+    }
+  }
+}
+
+}  // namespace
+
+std::string deep_name() { return std::string(kDeepNameLength, 'd'); }
+
+Op next_op(ByteReader& in, const ModelFs& m, const Scope& scope) {
+  std::vector<NodeId> dirs;
+  for (NodeId id : nodes_under(m, scope.gen))
+    if (m.node(id).kind == Kind::kDir) dirs.push_back(id);
+  Op op;
+  op.kind = static_cast<OpKind>(in.pick(5));
+  op.dir = dirs[in.pick(dirs.size())];
+  op.name = pick_name(in);
+  if (op.kind == OpKind::kSymlink) {
+    const std::uint8_t how = in.byte() % 8;
+    if (how == 0) op.link = op.name;  // a loop: ELOOP
+    else if (how == 1) op.link = "";  // symlink(2) refuses an empty target: the op fails
+    else {
+      int fd = -1;
+      std::string style;
+      op.link = one_string(in, m, target_path(in, m, scope), m.path_of(op.dir), fd, style);
+      if (fd >= 0) op.link = "/proc/self/fd/" + std::to_string(fd) + "/" + op.link;
+    }
+  } else if (op.kind == OpKind::kHardlink) {
+    std::vector<NodeId> files;
+    for (NodeId id : nodes_under(m, scope.tree))
+      if (m.node(id).kind == Kind::kFile) files.push_back(id);
+    if (files.empty()) op.kind = OpKind::kFile;
+    else op.file = files[in.pick(files.size())];
+  } else if (op.kind == OpKind::kDeep) {
+    op.depth = 18 + static_cast<int>(in.pick(8));  // 18 x 201 bytes: past PATH_MAX from the workspace
+  }
+  return op;
+}
+
+bool apply(ModelFs& m, const Op& op) {
+  if (m.child(op.dir, op.name) != kNoNode) return false;
+  switch (op.kind) {
+    case OpKind::kMkdir: m.add(op.dir, op.name, Kind::kDir); break;
+    case OpKind::kFile: m.add(op.dir, op.name, Kind::kFile); break;
+    case OpKind::kSymlink:
+      if (op.link.empty() || op.link.size() >= kPathMax) return false;  // symlink(2): ENOENT, ENAMETOOLONG
+      m.add(op.dir, op.name, Kind::kSymlink, op.link);
+      break;
+    case OpKind::kHardlink: m.link(op.dir, op.name, op.file); break;
+    case OpKind::kDeep: {
+      NodeId d = m.add(op.dir, op.name, Kind::kDir);
+      for (int i = 0; i < op.depth; ++i) d = m.add(d, deep_name(), Kind::kDir);
+      break;
+    }
+  }
+  return true;
+}
+
+Form next_form(ByteReader& in, const ModelFs& m, const Scope& scope) {
+  Form f;
+  std::string target = target_path(in, m, scope);
+  const std::size_t style = in.pick(4);
+  if (style == 0) {
+    // Through a symlink made in the workspace: the symlink's own path, then on from where it leads.
+    std::vector<NodeId> links;
+    for (NodeId id : nodes_under(m, scope.gen))
+      if (m.node(id).kind == Kind::kSymlink) links.push_back(id);
+    if (!links.empty()) {
+      const NodeId s = links[in.pick(links.size())];
+      const Resolved via = m.resolve(m.root(), m.path_of(s));
+      f.style = "via-symlink";
+      const bool onward = via.outcome == Outcome::kOk && is_dir(m, via.node) && in.flag();
+      f.steps.push_back(m.path_of(s) + (onward ? "/" + relative(target, via.path) : ""));
+      return f;
+    }
+  }
+  if (style == 1) {
+    // Walking: each step short, the whole possibly past PATH_MAX (openat from the previous step).
+    f.style = "walk";
+    const auto parts = components(target);
+    std::string step = "/";
+    for (const auto& p : parts) {
+      if (step.size() + p.size() > 1000) {
+        f.steps.push_back(step);
+        step.clear();
+      }
+      step += (step.empty() || step == "/" ? "" : "/") + p;
+    }
+    f.steps.push_back(step);
+    return f;
+  }
+  int fd = -1;
+  f.steps.push_back(one_string(in, m, target, m.path_of(m.cwd()), fd, f.style));
+  if (fd >= 0) {
+    f.start = Start::kFd;
+    f.fd = fd;
+  }
+  if (style == 2) f.steps.back() += "/" + pick_name(in) + "/..";  // "x/.." needs x to exist and be a directory
+  return f;
+}
+
+Resolved resolve_form(const ModelFs& m, const Form& f) {
+  NodeId at = m.cwd();
+  if (f.start == Start::kFd) {
+    const auto it = m.fds().find(f.fd);
+    if (it == m.fds().end()) return {Outcome::kUnknown, kNoNode, {}};
+    at = it->second.first;
+  }
+  Resolved r{Outcome::kOk, at, m.path_of(at)};
+  for (const auto& step : f.steps) {
+    const Kind k = m.node(r.node).kind;
+    // openat(2): a relative path from a descriptor that is no directory is ENOTDIR (after getname()).
+    if (!step.empty() && step.size() < kPathMax && step[0] != '/' && k != Kind::kDir && k != Kind::kHost)
+      return {Outcome::kNotDir, kNoNode, {}};
+    r = m.resolve(r.node, step);
+    if (r.outcome != Outcome::kOk) return r;
+  }
+  return r;
+}
+
+std::string describe(const Form& f) {
+  std::string out = f.style + (f.start == Start::kFd ? " from fd " + std::to_string(f.fd) : "") + ":";
+  for (const auto& s : f.steps) out += " '" + printable_excerpt(s, 300) + "'";
+  return out;
+}
+
+}  // namespace breakout::paths

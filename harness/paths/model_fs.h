@@ -1,0 +1,87 @@
+// An in-memory model of a Linux directory tree and of path resolution over it (path_resolution(7)).
+//
+// The harness's own answer to "which object does this path name": directories,
+// files (hard links are one node under several names), symlinks and the /proc
+// magic links (root, cwd, fd/N). Directories the model only passes through
+// (the host's /, /tmp, /proc/<pid>) are kHost: a name the model did not add
+// there resolves to kUnknown, never to a guess. fuzz/path_model_fuzzer.cc
+// checks every answer against the kernel (open O_PATH + fstat, realpath).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace breakout::paths {
+
+using NodeId = int;
+inline constexpr NodeId kNoNode = -1;
+
+enum class Kind { kDir, kHost, kFile, kSymlink, kMagic };
+// What a /proc magic link jumps to (proc(5): /proc/pid/root, /proc/pid/cwd, /proc/pid/fd/N).
+enum class Magic { kRoot, kCwd, kFd };
+
+struct Node {
+  Kind kind{};
+  NodeId parent = kNoNode;  // directories: ".."; files: the directory of their first name
+  std::string name;         // first name under `parent`
+  std::map<std::string, NodeId> children;
+  std::string link;         // symlink target text
+  Magic magic{};
+  int fd = -1;              // kMagic + kFd
+  std::uint64_t dev = 0, ino = 0;  // identity on the real file system (0: not recorded)
+  std::string label;        // base-tree object ("home/.ssh/id_ed25519"), "" otherwise
+};
+
+// Outcomes of a resolution; errno equivalents in comments (path_resolution(7)).
+enum class Outcome { kOk, kNoEnt /*ENOENT*/, kNotDir /*ENOTDIR*/, kLoop /*ELOOP*/,
+                     kNameTooLong /*ENAMETOOLONG*/, kUnknown /*left the modelled names*/ };
+const char* to_string(Outcome o);
+
+struct Resolved {
+  Outcome outcome = Outcome::kUnknown;
+  NodeId node = kNoNode;
+  std::string path;  // absolute path through the names walked: what realpath(3) returns
+};
+
+// Kernel limits (limits.h, namei.c): PATH_MAX counts the NUL, MAXSYMLINKS links per lookup.
+inline constexpr std::size_t kPathMax = 4096;
+inline constexpr std::size_t kNameMax = 255;
+inline constexpr int kMaxSymlinks = 40;
+
+class ModelFs {
+ public:
+  ModelFs();  // just "/" (kHost)
+  NodeId root() const { return 0; }
+  const Node& node(NodeId id) const { return nodes_.at(static_cast<std::size_t>(id)); }
+  Node& node(NodeId id) { return nodes_.at(static_cast<std::size_t>(id)); }
+  std::size_t size() const { return nodes_.size(); }
+
+  // Adds `name` under directory `dir`; throws Error("[exists] ...") when taken.
+  NodeId add(NodeId dir, const std::string& name, Kind kind, const std::string& link = {});
+  NodeId add_magic(NodeId dir, const std::string& name, Magic magic, int fd = -1);
+  // A second name for file `file` (link(2)).
+  void link(NodeId dir, const std::string& name, NodeId file);
+  NodeId child(NodeId dir, const std::string& name) const;  // kNoNode when absent
+
+  void set_cwd(NodeId dir) { cwd_ = dir; }
+  NodeId cwd() const { return cwd_; }
+  // An open descriptor: the object and the path it was opened by (readlink of /proc/self/fd/N).
+  void set_fd(int fd, NodeId id, const std::string& path) { fds_[fd] = {id, path}; }
+  const std::map<int, std::pair<NodeId, std::string>>& fds() const { return fds_; }
+
+  // Absolute path of a node through first names ("/" for the root).
+  std::string path_of(NodeId id) const;
+  // Resolves `path` from directory `start` (ignored for an absolute path), following
+  // every symlink including the last one (open(2) without O_NOFOLLOW, realpath(3)).
+  Resolved resolve(NodeId start, std::string_view path) const;
+
+ private:
+  std::vector<Node> nodes_;
+  NodeId cwd_ = 0;
+  std::map<int, std::pair<NodeId, std::string>> fds_;
+};
+
+}  // namespace breakout::paths

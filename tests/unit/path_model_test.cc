@@ -1,0 +1,64 @@
+// The Linux path model's resolution rules on a small hand-built tree, each case citing path_resolution(7) or fs/namei.c; the kernel check is fuzz/path_model_fuzzer.cc.
+#include <gtest/gtest.h>
+
+#include "harness/model/policy.h"
+#include "harness/paths/classify.h"
+#include "harness/paths/model_fs.h"
+
+using namespace breakout;
+using namespace breakout::paths;
+
+namespace {
+
+struct Tree {
+  ModelFs m;
+  NodeId t = m.add(m.root(), "t", Kind::kDir);
+  NodeId ws = m.add(t, "workspace", Kind::kDir);
+  NodeId home = m.add(t, "home", Kind::kDir);
+  NodeId key = m.add(m.add(home, ".ssh", Kind::kDir), "id_ed25519", Kind::kFile);
+  Tree() { m.set_cwd(ws); }
+};
+
+TEST(PathModel, ResolutionRules) {
+  Tree x;
+  ModelFs& m = x.m;
+  // path_resolution(7) "Step 2": a relative path starts at the cwd; ".." of "/" is "/".
+  EXPECT_EQ(m.resolve(m.cwd(), "../home/.ssh/id_ed25519").node, x.key);
+  EXPECT_EQ(m.resolve(m.cwd(), "/../../t/home").node, x.home);
+  // "Trailing slashes": the object must be a directory, else ENOTDIR.
+  EXPECT_EQ(m.resolve(m.cwd(), "/t/home/.ssh/id_ed25519/").outcome, Outcome::kNotDir);
+  // getname(): "" is ENOENT; a string of PATH_MAX bytes or more (with its NUL) is ENAMETOOLONG.
+  EXPECT_EQ(m.resolve(m.cwd(), "").outcome, Outcome::kNoEnt);
+  EXPECT_EQ(m.resolve(m.cwd(), std::string(kPathMax, '/')).outcome, Outcome::kNameTooLong);
+  // symlink(7): a relative target is resolved from the link's directory, and followed as the last component.
+  m.add(x.ws, "out", Kind::kSymlink, "../home/.ssh");
+  const Resolved via = m.resolve(m.cwd(), "out/id_ed25519");
+  EXPECT_EQ(via.node, x.key);
+  EXPECT_EQ(via.path, "/t/home/.ssh/id_ed25519");  // what realpath(3) returns
+  // ".." after a symlink is physical: the parent of where the link led, not of the link.
+  EXPECT_EQ(m.resolve(m.cwd(), "out/..").node, x.home);
+  // namei.c pick_link(): more than MAXSYMLINKS (40) links in one lookup is ELOOP.
+  m.add(x.ws, "loop", Kind::kSymlink, "loop");
+  EXPECT_EQ(m.resolve(m.cwd(), "loop").outcome, Outcome::kLoop);
+  // link(2): a hard link is the same object under another name; the path is the name used.
+  m.link(x.ws, "h", x.key);
+  const Resolved h = m.resolve(m.cwd(), "h");
+  EXPECT_EQ(h.node, x.key);
+  EXPECT_EQ(h.path, "/t/workspace/h");
+}
+
+TEST(PathModel, ClassifierKeepsObjectApartFromPath) {
+  const TreeRoots roots{"/t", "/t/workspace", "/t/sibling", "/t/home", "/t/extra"};
+  Policy p;
+  p.deny_read = default_deny_read();
+  // The hard link of the key inside the workspace: writable by path, the deny-read object by identity.
+  const Classified c = classify("/t/workspace/h", "home/.ssh/id_ed25519", p, roots);
+  EXPECT_EQ(c.region, Region::kWorkspace);
+  EXPECT_EQ(c.write, Expected::kAllowed);
+  EXPECT_TRUE(c.deny_read_object);
+  // Deny wins over a writable root (docs/policies.md).
+  p.writable_roots = {"~"};
+  EXPECT_EQ(classify("/t/home/.ssh/id_ed25519", "", p, roots).region, Region::kDenyRead);
+}
+
+}  // namespace
