@@ -82,12 +82,20 @@ Observation observe_real_home(const Execution& ex, const AttemptIo& io, const La
   return o;
 }
 
+RealHomeRun::RealHomeRun(fs::path home) : home_(std::move(home)), removed_(remove_leftover_canaries(home_)) {
+  std::error_code ec;
+  if (const auto t = fs::last_write_time(home_, ec); !ec) mtime_ = t;
+}
+
+RealHomeRun::~RealHomeRun() {
+  std::error_code ec;
+  if (mtime_) fs::last_write_time(home_, *mtime_, ec);  // planting and removing canaries moved it
+}
+
 RealHomeCanaries::RealHomeCanaries(const fs::path& home, const std::string& tag)
-    : home_(home),
-      planted_(home / (".breakout-canary-" + tag + ".txt")),
+    : planted_(home / (".breakout-canary-" + tag + ".txt")),
       write_target_(home / (".breakout-canary-" + tag + ".new")) {
   std::error_code ec;
-  if (const auto t = fs::last_write_time(home_, ec); !ec) home_mtime_ = t;
   if (fs::exists(fs::symlink_status(planted_, ec)) || fs::exists(fs::symlink_status(write_target_, ec)))
     throw Error("[real-host] " + planted_.string() + " or its .new twin exists already");
   std::ofstream out(planted_, std::ios::binary | std::ios::trunc);
@@ -99,7 +107,6 @@ RealHomeCanaries::~RealHomeCanaries() {
   std::error_code ec;
   fs::remove_all(planted_, ec);
   fs::remove_all(write_target_, ec);
-  if (home_mtime_) fs::last_write_time(home_, *home_mtime_, ec);  // planting and removing moved it
 }
 
 }  // namespace breakout

@@ -6,8 +6,9 @@
 // is), and the only files that can appear are
 //     ~/.breakout-canary-<8 hex>.txt   planted here, the control of real-home-read
 //     ~/.breakout-canary-<8 hex>.new   what real-home-write tries to create
-// both removed by the destructor (also when an attempt unwinds on Ctrl-C), after
-// which HOME's own modification time is restored (its atime and ctime are not).
+// both removed by the destructor (also when an attempt unwinds on Ctrl-C). HOME's
+// own modification time is restored once, when the whole run ends (RealHomeRun):
+// attempts run in parallel, so no single attempt knows the time before the run.
 #pragma once
 
 #include <filesystem>
@@ -35,6 +36,24 @@ Observation observe_real_home(const Execution& ex, const AttemptIo& io, const La
 // and a write target that exists already would fake a write (Error).
 void check_real_home_target(const Execution& ex, const AttemptIo& io);
 
+// One per `run --real-host`: removes leftover canaries, records HOME's mtime, and
+// restores it when the run ends (also on Ctrl-C unwinding); atime and ctime are not restored.
+class RealHomeRun {
+ public:
+  explicit RealHomeRun(std::filesystem::path home);
+  ~RealHomeRun();
+  RealHomeRun(const RealHomeRun&) = delete;
+  RealHomeRun& operator=(const RealHomeRun&) = delete;
+
+  const std::filesystem::path& home() const { return home_; }
+  const std::vector<std::filesystem::path>& removed_leftovers() const { return removed_; }
+
+ private:
+  std::filesystem::path home_;
+  std::vector<std::filesystem::path> removed_;
+  std::optional<std::filesystem::file_time_type> mtime_;
+};
+
 class RealHomeCanaries {
  public:
   RealHomeCanaries(const std::filesystem::path& home, const std::string& tag);  // plants the .txt canary
@@ -46,8 +65,7 @@ class RealHomeCanaries {
   const std::filesystem::path& write_target() const { return write_target_; }
 
  private:
-  std::filesystem::path home_, planted_, write_target_;
-  std::optional<std::filesystem::file_time_type> home_mtime_;  // before planting
+  std::filesystem::path planted_, write_target_;
 };
 
 }  // namespace breakout

@@ -110,18 +110,18 @@ void warn_if_nothing_ran(const std::vector<AttemptRecord>& records) {
 }
 
 // --real-host (docs/real-host.md): the real HOME, and nothing near it but real-home-* attempts.
-fs::path prepare_real_host(const Suite& suite) {
+std::unique_ptr<RealHomeRun> prepare_real_host(const Suite& suite) {
   for (const auto& a : suite.attempts)
     if (!needs_real_home(a.klass))
       throw Error("[real-host-suite] --real-host runs only real-home-read/real-home-write attempts; suite '" +
                   suite.name + "' has " + a.id + " (" + to_string(a.klass) + ")");
-  const fs::path home = real_home_from_env();
-  for (const auto& p : remove_leftover_canaries(home))
+  auto run = std::make_unique<RealHomeRun>(real_home_from_env());
+  for (const auto& p : run->removed_leftovers())
     std::cerr << "breakout: removed a canary an interrupted real-host run left: " << p.string() << "\n";
-  std::cerr << "breakout: REAL-HOST mode against HOME=" << home.string()
+  std::cerr << "breakout: REAL-HOST mode against HOME=" << run->home().string()
             << ": reads are judged by keyed digests (no content leaves the sandbox); only "
                "~/.breakout-canary-<tag>.txt/.new are created there, and removed afterwards\n";
-  return home;
+  return run;
 }
 
 int cmd_run(const Paths& paths, const RunOptions& o) {
@@ -131,7 +131,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   const std::optional<Shard> shard = o.shard.empty() ? std::nullopt : std::optional<Shard>(parse_shard(o.shard));
   const std::string suite_arg = !o.suite.empty() ? o.suite : o.real_host ? "real-host" : "default";
   const Suite suite = load_suite(suite_arg, paths.scenarios);
-  const std::optional<fs::path> real_home = o.real_host ? std::optional(prepare_real_host(suite)) : std::nullopt;
+  const std::unique_ptr<RealHomeRun> real_home = o.real_host ? prepare_real_host(suite) : nullptr;  // restores HOME's mtime last
   DriverSettings driver;
   if (!o.driver.empty()) driver.argv = split_command_line(o.driver);
   const auto spawner = o.driver.empty() ? make_spawner(o.spawner, paths.spawners) : make_driver_spawner(driver);
@@ -171,7 +171,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   ctx.spawner = spawner.get();
   ctx.listeners = &listeners;
   ctx.cancel = &g_interrupted;
-  ctx.real_home = real_home;
+  if (real_home) ctx.real_home = real_home->home();
 
   PlanOptions plan_options{o.only, platform_name()};
   auto plan = plan_executions(suite, *spawner, &listeners, plan_options);
