@@ -95,8 +95,7 @@ RealHomeRun::~RealHomeRun() {
 RealHomeCanaries::RealHomeCanaries(const fs::path& home, const std::string& tag)
     : planted_(home / (".breakout-canary-" + tag + ".txt")),
       write_target_(home / (".breakout-canary-" + tag + ".new")) {
-  std::error_code ec;
-  if (fs::exists(fs::symlink_status(planted_, ec)) || fs::exists(fs::symlink_status(write_target_, ec)))
+  if (exists_nofollow(planted_) || exists_nofollow(write_target_))
     throw Error("[real-host] " + planted_.string() + " or its .new twin exists already");
   std::ofstream out(planted_, std::ios::binary | std::ios::trunc);
   out << "breakout real-host canary (removed after the attempt): " << kCanaryPrefix << random_hex(16) << "\n";
