@@ -18,6 +18,7 @@
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
 #include "harness/platform/os.h"
+#include "harness/report/html_report.h"
 #include "harness/spawner/driver_spawner.h"
 #include "harness/spawner/spawner.h"
 #ifdef BREAKOUT_HAVE_HISTORY
@@ -298,9 +299,43 @@ std::optional<int> run_bench_command(const BenchCommand& c, const BenchDirs& dir
   return cmd_bench(c, dirs);
 }
 
-std::optional<int> diff_bench_files(const std::vector<std::string>& runs, const std::string& json_out) {
-  if (runs.size() != 2 || !is_bench_file(runs[0]) || !is_bench_file(runs[1])) return std::nullopt;
-  const Comparison cmp = compare_bench(load_bench(runs[0]), load_bench(runs[1]), CompareOptions{});
+namespace {
+
+// A bench run named by SPEC: a breakout.bench/1 file, or (when no such path exists) a bench run id in
+// the history. nullopt for anything else, e.g. a results file or a results run id.
+std::optional<BenchDoc> find_bench_run(const std::string& spec, const HistoryOptions& history) {
+  if (is_bench_file(spec)) return load_bench(spec);
+  if (fs::exists(spec)) return std::nullopt;
+#ifdef BREAKOUT_HAVE_HISTORY
+  if (history.off) return std::nullopt;
+  const fs::path path = history.path.empty() ? default_history_path() : fs::path(history.path);
+  if (!fs::exists(path)) return std::nullopt;
+  BenchHistory h(path);
+  if (h.has(spec)) return h.load(spec);
+#else
+  (void)history;
+#endif
+  return std::nullopt;
+}
+
+ReportBench report_bench(const BenchDoc& doc, const std::string& source) {
+  ReportBench b{doc.info.run_id, doc.info.spawner, doc.info.started_utc, source, {}};
+  for (const auto& f : doc.figures)
+    b.figures.push_back({f.name, f.status, f.reason, f.ms.n, f.ms.p50, f.ms.p90, f.ms.p99, f.ms.min, f.ms.max,
+                         f.ratio_to_raw, f.kind == "pipe" ? f.bytes_per_second : 0});
+  return b;
+}
+
+}  // namespace
+
+std::optional<int> diff_bench_runs(const std::vector<std::string>& runs, const std::string& json_out,
+                                   const HistoryOptions& history) {
+  if (runs.size() != 2) return std::nullopt;
+  auto base = find_bench_run(runs[0], history);
+  if (!base) return std::nullopt;
+  auto now = find_bench_run(runs[1], history);
+  if (!now) throw Error("diff: '" + runs[0] + "' is a bench run but '" + runs[1] + "' is not");
+  const Comparison cmp = compare_bench(*base, *now, CompareOptions{});
   print_comparison(std::cout, cmp);
   if (!json_out.empty()) {
     std::ofstream out(json_out);
@@ -308,6 +343,32 @@ std::optional<int> diff_bench_files(const std::vector<std::string>& runs, const 
     if (!out) throw Error("cannot write " + json_out);
   }
   return cmp.gate_status();
+}
+
+void add_bench_to_report(ReportInput& in, const std::string& spec, const HistoryOptions& history) {
+  const std::string& spawner = in.results.info.spawner;
+  if (!spec.empty()) {
+    auto doc = find_bench_run(spec, history);
+    if (!doc) throw Error("report --bench: '" + spec + "' is neither a breakout.bench/1 file nor a bench run id in the history");
+    in.bench = report_bench(*doc, fs::exists(spec) ? spec : "history");
+  }
+#ifdef BREAKOUT_HAVE_HISTORY
+  const fs::path path = history.path.empty() ? default_history_path() : fs::path(history.path);
+  if (history.off || !fs::exists(path)) {
+    if (!in.bench) in.bench_note = "No bench run given (--bench) and no history to take one from.";
+    return;
+  }
+  BenchHistory h(path);
+  if (!in.bench) {
+    const auto ids = h.last_run_ids(spawner, 1);
+    if (ids.empty()) in.bench_note = "No bench run of " + spawner + " in the history (breakout bench --spawner …).";
+    else in.bench = report_bench(h.load(ids.front()), "the newest bench run of this spawner in the history");
+  }
+  for (const auto& p : h.latency_trend(spawner, 200))
+    in.latency_trend.push_back({p.run_id, p.started, p.p50_ms, p.p99_ms, p.ratio_to_raw});
+#else
+  if (!in.bench) in.bench_note = "No bench run given (--bench); this build has no history database.";
+#endif
 }
 
 }  // namespace breakout

@@ -124,6 +124,16 @@ std::unique_ptr<RealHomeRun> prepare_real_host(const Suite& suite) {
   return run;
 }
 
+// A profile or suite given as a .toml path (make_spawner, load_suite) is kept absolute, so the
+// reproduce command in a report works from any directory; names stay names.
+std::string path_for_reproduce(const std::string& name_or_path) {
+  const fs::path p(name_or_path);
+  if (p.extension() != ".toml") return name_or_path;
+  std::error_code ec;
+  const fs::path abs = fs::absolute(p, ec);
+  return ec ? name_or_path : abs.lexically_normal().string();
+}
+
 int cmd_run(const Paths& paths, const RunOptions& o) {
   const auto wall_start = std::chrono::steady_clock::now();
   if (auto why = run_unsupported_reason()) throw Error("breakout run: " + *why);
@@ -144,8 +154,8 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   info.spawner = spawner->name();
   info.spawner_version = spawner->version();
   info.spawner_description = spawner->description();
-  info.spawner_arg = o.driver.empty() ? o.spawner : "--driver " + o.driver;
-  info.suite_arg = suite_arg;
+  info.spawner_arg = o.driver.empty() ? path_for_reproduce(o.spawner) : "--driver " + o.driver;
+  info.suite_arg = path_for_reproduce(suite_arg);
   info.real_host = o.real_host;
   for (const auto& p : suite.policies) info.policies.push_back(p.name);
   info.platform = platform_name();

@@ -14,6 +14,7 @@
 #include "harness/report/merge.h"
 #include "harness/report/results_io.h"
 #ifdef BREAKOUT_HAVE_HISTORY
+#include "harness/history/bench_history.h"
 #include "harness/history/history.h"
 #endif
 
@@ -39,7 +40,7 @@ struct ToolCommands {
   bool history_trend_all = false;
 
   CLI::App* report = nullptr;
-  std::string report_run, report_out = "report.html", report_markdown, report_baseline;
+  std::string report_run, report_out = "report.html", report_markdown, report_baseline, report_bench;
   HistoryOptions report_history;
 
   CLI::App* baseline = nullptr;
@@ -98,7 +99,8 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
   t->diff->add_option("--json", t->diff_json_out, "also write the diff as JSON to this file");
   t->diff->add_option("--history", t->diff_history.path, "history database to resolve run ids in");
   t->diff->footer("Exit status: 0 nothing new; 4 a new escape or a new failing verdict (relative to BASE or the\n"
-                  "baseline), or for two breakout.bench/1 files a significant latency slowdown; 2 usage error.");
+                  "baseline), or for two bench runs (breakout.bench/1 files or bench run ids) a significant\n"
+                  "latency slowdown (Mann-Whitney U, docs/bench.md); 2 usage error.");
 
   t->history = app.add_subcommand("history", "list recorded runs and the escape trend of a spawner");
   t->history->add_option("--history", t->history_db.path, "history database (default as for run)");
@@ -112,6 +114,9 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
   t->report->add_option("--out", t->report_out, "HTML file to write")->capture_default_str();
   t->report->add_option("--markdown", t->report_markdown, "also write a Markdown summary (for CI step summaries)");
   t->report->add_option("--baseline", t->report_baseline, "show findings this baseline accepts separately");
+  t->report->add_option("--bench", t->report_bench,
+                        "breakout.bench/1 file or bench run id to show (default: the newest bench run of the "
+                        "run's spawner in the history)");
   add_history_options(t->report, t->report_history);
 
   t->baseline = app.add_subcommand("baseline", "write an accepted-baseline file from a run's failing executions");
@@ -152,9 +157,9 @@ Results load_run(const std::string& spec, const HistoryOptions& history) {
 }
 
 int cmd_diff(const ToolCommands& t) {
-  // Two breakout.bench/1 files: the latency compare (harness/bench/compare.h), same gate statuses.
+  // Two bench runs: the latency compare (harness/bench/compare.h), same gate statuses.
   if (t.diff_baseline.empty())
-    if (auto rc = diff_bench_files(t.diff_runs, t.diff_json_out)) return *rc;
+    if (auto rc = diff_bench_runs(t.diff_runs, t.diff_json_out, t.diff_history)) return *rc;
   Diff d;
   if (!t.diff_baseline.empty()) {
     if (t.diff_runs.size() != 1) throw Error("diff --baseline FILE takes one run (NEW)");
@@ -197,6 +202,16 @@ int cmd_history(const ToolCommands& t) {
       std::cout << "  " << std::left << std::setw(22) << p.started << std::setw(30) << p.run_id << std::right
                 << std::setw(5) << p.escapes << " / " << p.executions << "  " << std::string(std::min(p.escapes, 60), '#')
                 << "\n";
+    const auto latency = BenchHistory(path).latency_trend(t.history_trend, t.history_last);
+    std::cout << "\nSpawn latency of " << t.history_trend << " per bench run (p50 of spawn/" << t.history_trend
+              << ", oldest first):\n";
+    if (latency.empty()) std::cout << "  no bench run (breakout bench --spawner " << t.history_trend << ")\n";
+    for (const auto& p : latency) {
+      std::cout << "  " << std::left << std::setw(22) << p.started << std::setw(30) << p.run_id << std::right
+                << std::fixed << std::setprecision(3) << std::setw(10) << p.p50_ms << " ms";
+      if (p.ratio_to_raw > 0) std::cout << std::setprecision(2) << std::setw(8) << p.ratio_to_raw << "x raw";
+      std::cout << "\n";
+    }
   }
   return 0;
 }
@@ -238,6 +253,7 @@ int cmd_report(const ToolCommands& t) {
 #else
   in.history_note = "this build has no history database";
 #endif
+  add_bench_to_report(in, t.report_bench, t.report_history);
   write_file(t.report_out, html_report(in));
   std::cout << "breakout: report written to " << t.report_out << "\n";
   if (!t.report_markdown.empty()) {

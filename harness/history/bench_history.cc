@@ -1,6 +1,8 @@
 // Schema and queries of the benchmark tables; one row per benchmark figure, keyed by its bench run.
 #include "harness/history/bench_history.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "harness/core/error.h"
@@ -116,12 +118,31 @@ bench::BenchDoc BenchHistory::load(const std::string& run_id) {
   return d;
 }
 
+bool BenchHistory::has(const std::string& run_id) {
+  sql::Stmt q(db_, "SELECT 1 FROM bench_runs WHERE run_id = ?");
+  q.bind(1, run_id);
+  return q.step();
+}
+
 std::vector<std::string> BenchHistory::last_run_ids(const std::string& spawner, int n) {
   sql::Stmt q(db_,
               "SELECT run_id FROM bench_runs WHERE (?1 = '' OR spawner = ?1) ORDER BY started DESC, id DESC LIMIT ?2");
   q.bind(1, spawner).bind(2, n);
   std::vector<std::string> out;
   while (q.step()) out.push_back(q.text(0));
+  return out;
+}
+
+std::vector<LatencyPoint> BenchHistory::latency_trend(const std::string& spawner, int n) {
+  sql::Stmt q(db_,
+              "SELECT r.run_id, r.started, f.p50_ms, f.p99_ms, f.ratio_to_raw FROM bench_runs r "
+              "JOIN bench_figures f ON f.bench_run = r.id "
+              "WHERE r.spawner = ?1 AND f.name = 'spawn/' || ?1 AND f.status = 'ok' "
+              "ORDER BY r.started DESC, r.id DESC LIMIT ?2");
+  q.bind(1, spawner).bind(2, n);
+  std::vector<LatencyPoint> out;
+  while (q.step()) out.push_back({q.text(0), q.text(1), q.real(2), q.real(3), q.is_null(4) ? 0 : q.real(4)});
+  std::reverse(out.begin(), out.end());
   return out;
 }
 

@@ -164,6 +164,85 @@ void trend(std::ostringstream& h, const ReportInput& in) {
   h << "<text x=\"0\" y=\"12\">" << peak << "</text><text x=\"0\" y=\"" << H << "\">0</text></svg>\n";
 }
 
+// x position of `ms` on a log axis from lo to hi over [x0, x0 + w]: spawn figures span 0.5 ms to seconds.
+double log_x(double ms, double lo, double hi, double x0, double w) {
+  const double l = std::log10(std::max(ms, lo)), a = std::log10(lo), b = std::log10(hi);
+  return x0 + (b > a ? (l - a) / (b - a) : 0.5) * w;
+}
+
+// The figures of a `breakout bench` run: a table and a min–p99 range with the p50 marked, per benchmark.
+void bench_figures(std::ostringstream& h, const ReportBench& b) {
+  h << "<p>Bench run <code>" << html_escape(b.run_id) << "</code> of <code>" << html_escape(b.spawner) << "</code>, "
+    << html_escape(b.started) << " (" << html_escape(b.source)
+    << "). Ratios are to <code>spawn/raw</code> measured in the same run (docs/bench.md).</p>\n"
+    << "<table class=\"bench-table\"><tr><th>benchmark</th><th>n</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th>"
+       "<th>min ms</th><th>max ms</th><th>ratio to raw</th><th>status</th></tr>\n";
+  double lo = 0, hi = 0;
+  std::vector<const ReportBenchFigure*> drawn;
+  for (const auto& f : b.figures) {
+    const bool ok = f.status == "ok";
+    h << "<tr><td><code>" << html_escape(f.name) << "</code></td><td>" << f.n << "</td>";
+    for (double v : {f.p50_ms, f.p90_ms, f.p99_ms, f.min_ms, f.max_ms}) h << "<td>" << (ok ? fmt(v, 3) : "") << "</td>";
+    h << "<td>"
+      << (f.bytes_per_second > 0 ? fmt(f.bytes_per_second / 1e6) + " MB/s" : f.ratio_to_raw > 0 ? fmt(f.ratio_to_raw, 2) : "")
+      << "</td><td>" << html_escape(f.status) << (f.reason.empty() ? "" : ": " + html_escape(f.reason)) << "</td></tr>\n";
+    if (!ok || !(f.min_ms > 0) || !(f.p99_ms >= f.min_ms)) continue;
+    lo = drawn.empty() ? f.min_ms : std::min(lo, f.min_ms);
+    hi = drawn.empty() ? f.p99_ms : std::max(hi, f.p99_ms);
+    drawn.push_back(&f);
+  }
+  h << "</table>\n";
+  if (drawn.empty()) return;
+  lo /= 1.5, hi *= 1.5;
+  const int W = 640, row = 22, x0 = 190, w = W - x0 - 20, H = static_cast<int>(drawn.size()) * row + 24;
+  h << "<svg class=\"bench-chart\" width=\"" << W << "\" height=\"" << H
+    << "\" role=\"img\" aria-label=\"bench p50 with min to p99 range, log scale\">";
+  for (std::size_t i = 0; i < drawn.size(); ++i) {
+    const auto& f = *drawn[i];
+    const double y = 12 + static_cast<double>(i) * row;
+    h << "<text x=\"0\" y=\"" << fmt(y + 4) << "\">" << html_escape(f.name.substr(0, 30)) << "</text>"
+      << "<line x1=\"" << fmt(log_x(f.min_ms, lo, hi, x0, w)) << "\" x2=\"" << fmt(log_x(f.p99_ms, lo, hi, x0, w))
+      << "\" y1=\"" << fmt(y) << "\" y2=\"" << fmt(y) << "\" stroke=\"#8c959f\" stroke-width=\"2\"/>"
+      << "<circle cx=\"" << fmt(log_x(f.p50_ms, lo, hi, x0, w)) << "\" cy=\"" << fmt(y)
+      << "\" r=\"5\" fill=\"#0969da\"><title>" << html_escape(f.name) << ": p50 " << fmt(f.p50_ms, 3) << " ms, min "
+      << fmt(f.min_ms, 3) << ", p99 " << fmt(f.p99_ms, 3) << "</title></circle>";
+  }
+  h << "<text x=\"" << x0 << "\" y=\"" << H - 2 << "\">" << fmt(lo, 2) << " ms</text><text x=\"" << W - 90
+    << "\" y=\"" << H - 2 << "\">" << fmt(hi, 1) << " ms (log)</text></svg>\n";
+}
+
+// p50 of spawn/<spawner> per bench run in the history.
+void latency_trend(std::ostringstream& h, const ReportInput& in) {
+  if (in.latency_trend.empty()) return;
+  h << "<p>p50 of <code>spawn/" << html_escape(in.results.info.spawner) << "</code> per bench run, oldest first ("
+    << in.latency_trend.size() << " runs)</p>\n";
+  double peak = 0;
+  for (const auto& p : in.latency_trend) peak = std::max(peak, p.p50_ms);
+  if (!(peak > 0)) peak = 1;
+  const int W = 640, H = 120;
+  const auto n = in.latency_trend.size();
+  const double step = n > 1 ? double(W - 40) / double(n - 1) : 0;
+  const auto y = [&](double v) { return fmt(H - v * (H - 10) / peak); };
+  h << "<svg class=\"latency-trend\" width=\"" << W << "\" height=\"" << H + 20
+    << "\" role=\"img\" aria-label=\"spawn latency trend\"><polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"2\" points=\"";
+  for (std::size_t i = 0; i < n; ++i) h << fmt(20 + double(i) * step) << "," << y(in.latency_trend[i].p50_ms) << " ";
+  h << "\"/>";
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& p = in.latency_trend[i];
+    h << "<circle cx=\"" << fmt(20 + double(i) * step) << "\" cy=\"" << y(p.p50_ms) << "\" r=\"3\" fill=\"#0969da\"><title>"
+      << html_escape(p.run_id + " " + p.started) << ": p50 " << fmt(p.p50_ms, 3) << " ms, p99 " << fmt(p.p99_ms, 3)
+      << " ms" << (p.ratio_to_raw > 0 ? ", " + fmt(p.ratio_to_raw, 2) + "x raw" : "") << "</title></circle>";
+  }
+  h << "<text x=\"0\" y=\"12\">" << fmt(peak, 2) << " ms</text><text x=\"0\" y=\"" << H << "\">0</text></svg>\n";
+}
+
+void bench(std::ostringstream& h, const ReportInput& in) {
+  h << "<h2 id=\"bench\">Spawn-latency benchmark</h2>\n";
+  if (in.bench) bench_figures(h, *in.bench);
+  else h << "<p>" << html_escape(in.bench_note.empty() ? "No bench run." : in.bench_note) << "</p>\n";
+  latency_trend(h, in);
+}
+
 // A code span shows its content literally (no HTML, no Markdown); only a backtick or newline could end it.
 std::string code_span(const std::string& s) {
   if (s.find_first_of("`\n\r") != std::string::npos) return markdown_escape(s);
@@ -174,9 +253,13 @@ std::string code_span(const std::string& s) {
 
 std::string reproduce_command(const RunInfo& info, const std::string& execution_id) {
   // As given to the run: a profile or suite passed as a path is only found again by that path.
+  // A driver run records "--driver CMD" (harness/cli/main.cc): that is an option of its own, not a spawner name.
+  const std::string_view kDriver = "--driver ";
   const std::string& spawner = info.spawner_arg.empty() ? info.spawner : info.spawner_arg;
+  const std::string how = spawner.rfind(kDriver, 0) == 0 ? "--driver " + shell_quote(spawner.substr(kDriver.size()))
+                                                          : "--spawner " + shell_quote(spawner);
   const std::string& suite = info.suite_arg.empty() ? info.suite : info.suite_arg;
-  return "breakout run --spawner " + shell_quote(spawner) + " --suite " + shell_quote(suite) +
+  return "breakout run " + how + " --suite " + shell_quote(suite) +
          (info.real_host ? " --real-host" : "") + " --only " + shell_quote(execution_id);
 }
 
@@ -229,6 +312,7 @@ std::string html_report(const ReportInput& in) {
   for (const auto* a : recon)
     h << "<p><code>" << html_escape(a->id) << "</code></p>" << pre(json_text(a->probe_report));
   latency(h, r);
+  bench(h, in);
   trend(h, in);
   h << "<h2>Every execution (" << r.records.size() << ")</h2>\n<table><tr><th>id</th><th>verdict</th><th>ms</th>"
        "<th>reason</th></tr>\n";
@@ -263,6 +347,15 @@ std::string markdown_summary(const ReportInput& in) {
       << code_span(reproduce_command(r.info, a.id)) << "\n";
   }
   if (!header) m << "\nNo findings.\n";
+  if (in.bench) {
+    m << "\n### Spawn latency (bench run " << markdown_escape(in.bench->run_id)
+      << ")\n\n| benchmark | n | p50 ms | p99 ms | ratio to raw |\n|---|---|---|---|---|\n";
+    for (const auto& f : in.bench->figures)
+      m << "| " << markdown_escape(f.name) << " | " << f.n << " | "
+        << (f.status == "ok" ? fmt(f.p50_ms, 3) + " | " + fmt(f.p99_ms, 3) : markdown_escape(f.status) + " | ") << " | "
+        << (f.bytes_per_second > 0 ? fmt(f.bytes_per_second / 1e6) + " MB/s" : f.ratio_to_raw > 0 ? fmt(f.ratio_to_raw, 2) : "")
+        << " |\n";
+  }
   return m.str();
 }
 

@@ -1,4 +1,5 @@
 """breakout report in a real browser: headless Chromium opens the file from disk; hostile output stays text."""
+import json
 import os
 import shutil
 import subprocess
@@ -49,6 +50,12 @@ def chromium(html, tmp_path, *mode):
 def report(breakout_bin, run_breakout, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("report")
     db = tmp / "history.sqlite"
+    # Two bench runs of the same spawner in the same history: the report's bench section and latency trend.
+    for i in range(2):
+        b = run_cli(breakout_bin, "bench", "--spawner", str(FIXTURES / "hostile-output.toml"), "--only",
+                    "spawn/hostile-output", "--min-time", "0.02", "--repetitions", "3", "--budget", "5",
+                    "--history", str(db), "--out", str(tmp / f"bench-{i}.json"), timeout=120)
+        assert b.returncode == 0, b.stdout[-2000:] + b.stderr[-2000:]
     run = run_breakout("--spawner", str(FIXTURES / "hostile-output.toml"), "--only", "fs.write.create*",
                        "--no-external", "--history", str(db))
     assert run.returncode == 3, run.stderr[-2000:]
@@ -111,3 +118,27 @@ def test_markdown_summary_escapes_hostile_text(report, tmp_path):
 def test_report_trend_comes_from_history(report):
     _, html, _, _ = report
     assert 'class="trend"' in html.read_text()
+
+
+def test_report_shows_the_bench_run_and_latency_trend_from_history(report, breakout_bin):
+    run, html, md, tmp = report
+    p = chromium(html, tmp, "--dump-dom")
+    assert p.returncode == 0, p.stderr[-3000:]
+    dom = p.stdout
+    newest = json.loads((tmp / "bench-1.json").read_text())["run"]["id"]
+    assert 'class="bench-table"' in dom and 'class="bench-chart"' in dom and 'class="latency-trend"' in dom
+    assert newest in dom  # the newest bench run of this spawner is the one shown
+    assert "spawn/hostile-output" in dom and "spawn/raw" in dom
+    assert "### Spawn latency (bench run" in md.read_text()
+
+
+def test_diff_takes_bench_run_ids_from_history(report, breakout_bin):
+    _, _, _, tmp = report
+    db = tmp / "history.sqlite"
+    ids = [json.loads((tmp / f"bench-{i}.json").read_text())["run"]["id"] for i in range(2)]
+    p = run_cli(breakout_bin, "diff", *ids, "--history", str(db))
+    # Three repetitions are too few for the U test: no verdict, and the gate passes without claiming a result.
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "breakout bench compare" in p.stdout and "not enough samples" in p.stdout
+    mixed = run_cli(breakout_bin, "diff", ids[0], str(tmp / "bench-1.json") + ".missing", "--history", str(db))
+    assert mixed.returncode == 2 and "is a bench run but" in mixed.stderr

@@ -176,7 +176,25 @@ TEST(BenchHistoryTables, RecordAndLoadBack) {
     EXPECT_DOUBLE_EQ(back.figures[1].ratio_to_raw, 1.2);
     EXPECT_DOUBLE_EQ(back.figures[0].ratio_to_raw, 0);
     EXPECT_EQ(h.last_run_ids("fixture", 5), std::vector<std::string>{d.info.run_id});
+    EXPECT_TRUE(h.has(d.info.run_id));
+    EXPECT_FALSE(h.has("nope"));
     EXPECT_THROW(h.load("nope"), Error);
+    // The latency trend of a spawner takes spawn/<spawner> of its runs only, oldest first.
+    BenchDoc later = doc("20260102T000000Z-def", {figure("spawn/raw", "raw", 9, 1, 1), figure("spawn/fixture", "fixture", 9, 3, 1),
+                                                 figure("spawn/none", "none", 9, 1.3, 1)});
+    later.info.started_utc = "2026-01-02T00:00:00Z";
+    later.figures[1].ratio_to_raw = 3;
+    h.record(later);
+    BenchDoc failed = doc("20260103T000000Z-ghi", {figure("spawn/raw", "raw", 9, 1, 1), figure("spawn/fixture", "fixture", 9, 9, 1)});
+    failed.info.started_utc = "2026-01-03T00:00:00Z";
+    failed.figures[1].status = "error";
+    h.record(failed);
+    const auto trend = h.latency_trend("fixture", 10);
+    ASSERT_EQ(trend.size(), 1u);  // the first run has no spawn/fixture, the third failed it
+    EXPECT_EQ(trend[0].run_id, later.info.run_id);
+    EXPECT_NEAR(trend[0].p50_ms, later.figures[1].ms.p50, 1e-9);
+    EXPECT_DOUBLE_EQ(trend[0].ratio_to_raw, 3);
+    EXPECT_TRUE(h.latency_trend("none", 10).empty());  // spawn/none of a fixture run is not none's trend
     // The compare of a run with itself from the history: no regression.
     EXPECT_FALSE(compare_bench(back, d, {}).regression());
   }

@@ -121,3 +121,64 @@ TEST(ReportHtml, HostileStringsNeverBecomeMarkup) {
   const std::string md = markdown_summary(in);
   EXPECT_EQ(md.find("<script"), std::string::npos);
 }
+
+namespace {
+
+ReportBench bench_run(const std::string& figure_name) {
+  ReportBench b{"20260101T000000Z-abc", "bwrap", "2026-01-01T00:00:00Z", "history", {}};
+  b.figures.push_back({"spawn/raw", "ok", "", 9, 0.7, 0.8, 1.1, 0.6, 1.5, 1.0, 0});
+  b.figures.push_back({figure_name, "ok", "", 9, 20.5, 22, 30, 18, 41, 29.3, 0});
+  b.figures.push_back({"pipe/bwrap", "ok", "", 9, 100, 120, 150, 90, 170, 0, 3e8});
+  b.figures.push_back({"spawn/firejail", "skipped", "<b>firejail</b> not on PATH", 0, 0, 0, 0, 0, 0, 0, 0});
+  return b;
+}
+
+}  // namespace
+
+TEST(ReportHtml, BenchSectionShowsFiguresRatiosAndTrend) {
+  ReportInput in;
+  in.results = run("r", {rec("x@p[1]", Verdict::kPass)});
+  in.bench = bench_run("spawn/bwrap");
+  in.latency_trend = {{"a", "2026-01-01", 20.5, 30, 29.3}, {"b", "2026-01-02", 25.0, 31, 30.1}};
+  const std::string html = html_report(in);
+  EXPECT_NE(html.find("class=\"bench-table\""), std::string::npos);
+  EXPECT_NE(html.find("class=\"bench-chart\""), std::string::npos);
+  EXPECT_NE(html.find("class=\"latency-trend\""), std::string::npos);
+  EXPECT_NE(html.find("<td>29.30</td>"), std::string::npos);   // ratio to raw of spawn/bwrap
+  EXPECT_NE(html.find("300.0 MB/s"), std::string::npos);       // pipe throughput, not a ratio
+  EXPECT_NE(html.find("&lt;b&gt;firejail"), std::string::npos);  // a skip reason is text
+  const std::string md = markdown_summary(in);
+  EXPECT_NE(md.find("| spawn/bwrap | 9 | 20.500 | 30.000 | 29.30 |"), std::string::npos) << md;
+}
+
+TEST(ReportHtml, NoBenchSaysWhy) {
+  ReportInput in;
+  in.results = run("r", {rec("x@p[1]", Verdict::kPass)});
+  in.bench_note = "No bench run of bwrap in the history.";
+  const std::string html = html_report(in);
+  EXPECT_EQ(html.find("bench-table"), std::string::npos);
+  EXPECT_NE(html.find("No bench run of bwrap in the history."), std::string::npos);
+  EXPECT_EQ(markdown_summary(in).find("Spawn latency"), std::string::npos);
+}
+
+TEST(ReportHtml, HostileBenchNamesStayText) {
+  ReportInput in;
+  in.results = run("r", {rec("x@p[1]", Verdict::kPass)});
+  in.bench = bench_run("spawn/<script>alert(1)</script>");
+  in.latency_trend = {{"<img src=x>", "t", 1, 2, 0}};
+  const std::string html = html_report(in);
+  for (const char* bad : {"<script", "<img", "<b>firejail"}) EXPECT_EQ(html.find(bad), std::string::npos) << bad;
+  EXPECT_EQ(markdown_summary(in).find("<script"), std::string::npos);
+}
+
+TEST(ReportReproduce, DriverRunsReproduceWithDriverNotSpawner) {
+  RunInfo info;
+  info.spawner = "driver:reference";
+  info.spawner_arg = "--driver python3 /x/it's driver.py";
+  info.suite = "default";
+  EXPECT_EQ(reproduce_command(info, "a@p[1]"),
+            "breakout run --driver 'python3 /x/it'\\''s driver.py' --suite 'default' --only 'a@p[1]'");
+  info.spawner_arg = "/abs/profile.toml";
+  info.real_host = true;
+  EXPECT_EQ(reproduce_command(info, "a"), "breakout run --spawner '/abs/profile.toml' --suite 'default' --real-host --only 'a'");
+}
