@@ -142,3 +142,14 @@ def test_diff_takes_bench_run_ids_from_history(report, breakout_bin):
     assert "breakout bench compare" in p.stdout and "not enough samples" in p.stdout
     mixed = run_cli(breakout_bin, "diff", ids[0], str(tmp / "bench-1.json") + ".missing", "--history", str(db))
     assert mixed.returncode == 2 and "is a bench run but" in mixed.stderr
+
+
+def test_reproduce_command_names_a_relative_profile_by_its_absolute_path(breakout_bin, tmp_path):
+    rel = os.path.relpath(FIXTURES / "hostile-output.toml", REPO)
+    p = subprocess.run([str(breakout_bin), "run", "--spawner", rel, "--only", "fs.write.create*", "--no-external",
+                        "--no-history", "--out", str(tmp_path / "out")], cwd=REPO, capture_output=True, text=True,
+                       timeout=300, errors="replace")
+    assert p.returncode == 3, p.stderr[-2000:]
+    run = json.loads((tmp_path / "out" / "results.json").read_text())["run"]
+    assert run["spawner"]["arg"] == str(FIXTURES / "hostile-output.toml")
+    assert run["suite_arg"] == "default"  # a suite name stays a name
