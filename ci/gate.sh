@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The CI gate for users' pipelines: run a suite against a spawner, write results, JUnit, the HTML
+# report and the Markdown summary, and fail only on findings an accepted baseline does not cover.
+#
+# Usage: bash ci/gate.sh [--spawner S | --driver CMD] [--suite NAME|FILE] [--baseline FILE]
+#                        [--out DIR] [--bin PATH] [-- RUN_ARGS...]
+# Defaults from the environment: BREAKOUT_SPAWNER (else bwrap), BREAKOUT_SUITE (else default),
+# BREAKOUT_BASELINE, BREAKOUT_BIN (else build/bin/breakout), BREAKOUT_OUT.
+# Exit status (docs/ci.md): 0 nothing new; 4 a new escape or failing verdict relative to the
+# baseline; without a baseline, run's own status (3 an escape, 1 overblock/broken/error);
+# 2 usage, configuration or a spawner that cannot start; 130 interrupted.
+# ci/gate.ps1 is the same gate in PowerShell for Windows runners.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+spawner=${BREAKOUT_SPAWNER:-bwrap} driver="" suite=${BREAKOUT_SUITE:-default}
+baseline=${BREAKOUT_BASELINE:-} bin=${BREAKOUT_BIN:-build/bin/breakout}
+out=${BREAKOUT_OUT:-breakout-results/$(date -u +%Y%m%dT%H%M%SZ)-gate}
+usage() { sed -n '5,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+need() { [[ $# -ge 2 && -n $2 ]] || { echo "gate: $1 needs a value" >&2; exit 2; }; }
+extra=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --spawner) need "$@"; spawner=$2; shift 2 ;;
+    --driver) need "$@"; driver=$2; shift 2 ;;
+    --suite) need "$@"; suite=$2; shift 2 ;;
+    --baseline) need "$@"; baseline=$2; shift 2 ;;
+    --out) need "$@"; out=$2; shift 2 ;;
+    --bin) need "$@"; bin=$2; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) usage ;;
+    *) echo "gate: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+[[ -x $bin ]] || { echo "gate: no breakout binary at $bin (build it, or pass --bin)" >&2; exit 2; }
+[[ -z $baseline || -f $baseline ]] || { echo "gate: baseline $baseline does not exist" >&2; exit 2; }
+
+how=(--spawner "$spawner")
+[[ -n $driver ]] && how=(--driver "$driver")
+"$bin" run "${how[@]}" --suite "$suite" --out "$out" "${extra[@]}"
+rc=$?
+echo "gate: breakout run exited $rc"
+# 2 (usage, configuration, a spawner that cannot start) and 130 (interrupted) are not findings to gate on.
+if [[ ! -f $out/results.json ]] || [[ $rc -eq 2 || $rc -eq 130 ]]; then
+  echo "gate: FAIL: the run did not complete (exit $rc); nothing was judged" >&2
+  exit $(( rc == 130 ? 130 : 2 ))
+fi
+
+report_args=()
+[[ -n $baseline ]] && report_args=(--baseline "$baseline")
+"$bin" report "$out/results.json" --out "$out/report.html" --markdown "$out/summary.md" "${report_args[@]}" \
+  || echo "gate: warning: report not written" >&2
+gate=$rc
+if [[ -n $baseline ]]; then
+  "$bin" diff --baseline "$baseline" "$out/results.json" --json "$out/diff.json" | tee "$out/diff.txt"
+  gate=${PIPESTATUS[0]}
+  { echo; echo "### Gate against the baseline \`${baseline//\`/}\`"; echo; echo '```'; head -c 60000 "$out/diff.txt" | tr '`' "'"; echo '```'; } \
+    >> "$out/summary.md"
+fi
+[[ -n ${GITHUB_STEP_SUMMARY:-} && -f $out/summary.md ]] && cat "$out/summary.md" >> "$GITHUB_STEP_SUMMARY"
+echo "gate: results $out/results.json, JUnit $out/junit.xml, report $out/report.html, summary $out/summary.md"
+case $gate in
+  0) echo "gate: PASS" ;;
+  4) echo "gate: FAIL: a new escape or failing verdict that the baseline does not accept" >&2 ;;
+  3) echo "gate: FAIL: escapes (no baseline given; accept known ones with breakout baseline)" >&2 ;;
+  *) echo "gate: FAIL: exit $gate" >&2 ;;
+esac
+exit "$gate"
