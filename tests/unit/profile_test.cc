@@ -103,3 +103,32 @@ TEST(Profile, DenyReadMasksOnlyExistingPaths) {
   const auto argv = expand_profile(p, f.req);
   EXPECT_EQ(index_of(argv, "--tmpfs"), argv.size());
 }
+
+// The Windows profiles (only schema-checked and expanded here: no Windows host, docs/windows.md).
+TEST(Profile, CodexWindowsExpandsWritableRootsAndNetwork) {
+  const Profile p = load_profile_file(std::filesystem::path(BREAKOUT_SOURCE_DIR) / "spawners" / "codex-windows.toml");
+  Fixture f("C:/w");
+  f.policy.network = NetworkMode::kFull;
+  const auto argv = expand_profile(p, f.req);
+  ASSERT_GE(argv.size(), 4u);
+  EXPECT_EQ(argv[0], "codex");
+  EXPECT_EQ(argv[1], "sandbox");
+  EXPECT_LT(index_of(argv, "sandbox_workspace_write.writable_roots=['C:/w/extra']"), argv.size());
+  EXPECT_LT(index_of(argv, "sandbox_workspace_write.network_access=true"), argv.size());
+  EXPECT_EQ(argv[index_of(argv, "--") + 1], "/bin/probe");
+  auto s = make_template_spawner(p);
+  Policy lo;
+  lo.network = NetworkMode::kLoopback;
+  EXPECT_TRUE(s->cannot_express(lo).has_value());
+}
+
+TEST(Profile, SandboxiePassesTheProbeAfterItsOwnFlags) {
+  const Profile p = load_profile_file(std::filesystem::path(BREAKOUT_SOURCE_DIR) / "spawners" / "sandboxie-plus.toml");
+  Fixture f("C:/w");
+  const auto argv = expand_profile(p, f.req);
+  ASSERT_EQ(argv.size(), 4u + f.req.probe_argv.size());
+  EXPECT_EQ(argv[1], "/box:BreakoutBox");
+  EXPECT_EQ(argv[2], "/wait");
+  EXPECT_EQ(argv[4], "/bin/probe");
+  EXPECT_EQ(argv.back(), "; rm -rf /");
+}
