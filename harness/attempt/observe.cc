@@ -1,6 +1,7 @@
 // Outside oracles: snapshot diff, canary tokens, listener nonces, heartbeats, exit status, marker files.
 #include "harness/attempt/observe.h"
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <thread>
@@ -10,6 +11,7 @@
 #include "harness/attempt/spell_path.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
+#include "harness/oracle/remote_listener.h"
 #include "probes/common/flood_pattern.h"
 
 namespace breakout {
@@ -111,7 +113,9 @@ Observation observe_connect(const Execution& ex, const AttemptIo& io, const RunC
   Observation o;
   const std::string& endpoint = ex.target->value;
   bool got = false;
+  // A remote listener is asked over the network: at least a second for the probe's bytes to get there.
   if (io.unix_listener) got = io.unix_listener->wait_for(io.nonce, ctx.net_grace);
+  else if (endpoint == "real-external") got = ctx.remote->wait_for(io.nonce, std::max(ctx.net_grace, std::chrono::milliseconds(1000)));
   else got = ctx.listeners->wait_for(io.nonce, endpoint, ctx.net_grace);
   nlohmann::json all = nlohmann::json::array();
   for (const auto& e : ctx.listeners->received(io.nonce)) all.push_back(e);
@@ -308,6 +312,11 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
           io.unix_listener = std::make_unique<UnixNonceListener>(*path);
           // The fake agent is found the way ssh(1) finds one: through the caller's SSH_AUTH_SOCK.
           io.target_spec = ex.target->value == "ssh-agent" ? "env-unix:SSH_AUTH_SOCK" : io.unix_listener->spec();
+        } else if (ex.target->value == "real-external") {
+          if (!ctx.remote)
+            throw NothingToAttempt("needs --real-host-endpoint ADDR:PORT of a `breakout listen` you run outside "
+                                   "(docs/real-host.md): without a listener there, nothing outside could judge it");
+          io.target_spec = ctx.remote->spec();
         } else {
           auto endpoint = ctx.listeners->endpoint(ex.target->value);
           if (!endpoint) throw Error("endpoint " + ex.target->value + " unavailable: " + ctx.listeners->skip_reason(ex.target->value));
@@ -338,6 +347,7 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
     case AttemptClass::kRealHomeRead:
     case AttemptClass::kRealHomeWrite: return observe_real_home(ex, io, run);
     case AttemptClass::kNetConnect:
+    case AttemptClass::kRealNetConnect:
     case AttemptClass::kIoUringConnect: return observe_connect(ex, io, ctx);
     case AttemptClass::kLifetime:
     case AttemptClass::kTimeoutKill: return observe_heartbeat(ex, io, run, box, ctx);

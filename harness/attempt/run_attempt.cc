@@ -167,7 +167,8 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
   try {
     check(!(ctx.cancel && ctx.cancel->load()), "interrupted before start");
     const std::string nonce = random_hex(16);
-    const fs::path* real_home = needs_real_home(klass) ? real_home_of(ctx) : nullptr;
+    if (needs_real_host(klass)) real_home_of(ctx);                             //    --real-host only, else skip
+    const fs::path* real_home = needs_real_home(klass) ? &*ctx.real_home : nullptr;
     std::optional<RealHomeCanaries> real_canaries;                              //    real-host: HOME's canaries
     if (real_home) real_canaries.emplace(*real_home, nonce.substr(0, 8));
     AttemptTree tree(ctx.work_root, ex.index, nonce, real_home);                // 1. fresh tree, canaries

@@ -10,6 +10,7 @@ namespace breakout {
 
 class Spawner;
 class NonceListeners;
+class RemoteNonceListener;
 
 struct RunContext {
   std::filesystem::path probes_dir;   // holds breakout-probe-* binaries
@@ -19,6 +20,8 @@ struct RunContext {
   const std::atomic<bool>* cancel = nullptr;
   // `run --real-host` only: the user's real HOME, used by real-home-* attempts alone (real_home.h).
   std::optional<std::filesystem::path> real_home;
+  // `run --real-host --real-host-endpoint ADDR:PORT` only: the user's `breakout listen` (real-net-connect).
+  const RemoteNonceListener* remote = nullptr;
   // How long after the spawner returned the oracles keep watching:
   // heartbeats (Codex's restricted_job_tests wait 300 ms at a 25 ms tick) and
   // listeners (the probe has already sent; this covers scheduling delay).

@@ -15,6 +15,7 @@
 #include "harness/core/nonce.h"
 #include "harness/model/scenario.h"
 #include "harness/oracle/net_listeners.h"
+#include "harness/oracle/remote_listener.h"
 #include "harness/platform/netns.h"
 #include "harness/platform/os.h"
 #include "harness/report/results.h"
@@ -91,6 +92,7 @@ struct RunOptions {
   int jobs = 0;
   bool no_external = false;
   bool real_host = false;
+  std::string real_host_endpoint;
   HistoryOptions history;
 };
 
@@ -109,11 +111,22 @@ void warn_if_nothing_ran(const std::vector<AttemptRecord>& records) {
               << "\n";
 }
 
+// --real-host-endpoint: the user's `breakout listen`, checked from the host before anything runs,
+// so a listener that cannot be reached or asked never reads as "the sandbox blocked it".
+std::optional<RemoteNonceListener> real_host_endpoint(const RunOptions& o) {
+  if (o.real_host_endpoint.empty()) return std::nullopt;
+  if (!o.real_host) throw Error("[real-host] --real-host-endpoint belongs to --real-host (docs/real-host.md)");
+  RemoteNonceListener remote(o.real_host_endpoint);
+  if (auto why = remote.preflight()) throw Error("[real-host-endpoint] " + *why + "; run `breakout listen --bind ADDR:PORT` there");
+  std::cerr << "breakout: external listener " << remote.label() << " answers (a nonce sent from the host was seen)\n";
+  return remote;
+}
+
 // --real-host (docs/real-host.md): the real HOME, and nothing near it but real-home-* attempts.
 std::unique_ptr<RealHomeRun> prepare_real_host(const Suite& suite) {
   for (const auto& a : suite.attempts)
-    if (!needs_real_home(a.klass))
-      throw Error("[real-host-suite] --real-host runs only real-home-read/real-home-write attempts; suite '" +
+    if (!needs_real_host(a.klass))
+      throw Error("[real-host-suite] --real-host runs only real-home-read/real-home-write/real-net-connect attempts; suite '" +
                   suite.name + "' has " + a.id + " (" + to_string(a.klass) + ")");
   auto run = std::make_unique<RealHomeRun>(real_home_from_env());
   for (const auto& p : run->removed_leftovers())
@@ -142,6 +155,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   const std::string suite_arg = !o.suite.empty() ? o.suite : o.real_host ? "real-host" : "default";
   const Suite suite = load_suite(suite_arg, paths.scenarios);
   const std::unique_ptr<RealHomeRun> real_home = o.real_host ? prepare_real_host(suite) : nullptr;  // restores HOME's mtime last
+  const std::optional<RemoteNonceListener> remote = real_host_endpoint(o);
   DriverSettings driver;
   if (!o.driver.empty()) driver.argv = split_command_line(o.driver);
   const auto spawner = o.driver.empty() ? make_spawner(o.spawner, paths.spawners) : make_driver_spawner(driver);
@@ -182,6 +196,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   ctx.listeners = &listeners;
   ctx.cancel = &g_interrupted;
   if (real_home) ctx.real_home = real_home->home();
+  if (remote) ctx.remote = &*remote;
 
   PlanOptions plan_options{o.only, platform_name()};
   auto plan = plan_executions(suite, *spawner, &listeners, plan_options);
@@ -240,11 +255,24 @@ int main(int argc, char** argv) {
   run->add_flag("--no-external", ro.no_external, "do not create the external-host network namespace");
   run->add_flag("--real-host", ro.real_host,
                 "pre-release mode: real-home-* attempts against your real HOME (docs/real-host.md); nothing else");
+  run->add_option("--real-host-endpoint", ro.real_host_endpoint,
+                  "with --real-host: ADDR:PORT of a `breakout listen` you run on a machine outside, for the "
+                  "external network check (docs/real-host.md)");
   run->add_option("--shard", ro.shard, "run only shard K of N (K/N): a stable split by execution group, for CI matrices");
   add_history_options(run, ro.history);
   run->footer(
       "Exit status: 0 all pass/skip, 3 an escape was found, 1 overblock/broken/error (no escape),\n"
       "2 usage or configuration error, 130 interrupted.");
+
+  std::string listen_bind;
+  int listen_seconds = 3600;
+  CLI::App* listen = app.add_subcommand(
+      "listen", "the real-host network check's listener: run it on a machine outside (docs/real-host.md)");
+  listen->add_option("--bind", listen_bind, "ADDR:PORT to listen on (a literal address; port 0: any)")->required();
+  listen->add_option("--for", listen_seconds, "stop after this many seconds")->capture_default_str()->check(
+      CLI::Range(1, 86400));
+  listen->footer("Records nonces sent as \"BREAKOUT-NONCE <n>\" and answers \"BREAKOUT-QUERY <n>\" with SEEN or\n"
+                 "UNSEEN. Ctrl-C stops it. Exit status: 0, or 2 when it cannot listen.");
 
   const auto tools = add_tool_commands(app);
   const auto bench = add_bench_command(app);
@@ -259,6 +287,10 @@ int main(int argc, char** argv) {
   try {
     if (*list) return cmd_list(paths, list_suite);
     if (*run) return cmd_run(paths, ro);
+    if (*listen) {
+      install_interrupt_flag(&g_interrupted);
+      return serve_nonces(listen_bind, std::chrono::seconds(listen_seconds), &g_interrupted, std::cout);
+    }
     if (auto rc = run_tool_commands(*tools)) return *rc;
     if (auto rc = run_bench_command(*bench, {paths.scenarios, paths.spawners, paths.probes})) return *rc;
     if (auto rc = run_repro_command(*repro, {paths.scenarios, paths.spawners, paths.probes})) return *rc;

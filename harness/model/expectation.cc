@@ -151,6 +151,7 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
       return e;
     }
     case AttemptClass::kNetConnect:
+    case AttemptClass::kRealNetConnect:  // the user's own external listener: external, like any other
     case AttemptClass::kIoUringConnect: {  // IORING_OP_CONNECT: the mechanism does not change the rule
       check(target->kind == TargetKind::kEndpoint, "[bad-target] " + target->text + " is not an endpoint");
       return expect_connect(target->value, policy.network, resolve(policy, roots), roots);

@@ -51,6 +51,7 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kIoUringConnect, "io-uring-connect", "io-uring", true, false},
     {AttemptClass::kRealHomeRead, "real-home-read", "fs-read", true, false},
     {AttemptClass::kRealHomeWrite, "real-home-write", "fs-write", true, false},
+    {AttemptClass::kRealNetConnect, "real-net-connect", "net-connect", true, false},
     {AttemptClass::kFsApiWrite, "fs-api-write", kDriverFsProbe, true, false},
     {AttemptClass::kFsApiRead, "fs-api-read", kDriverFsProbe, true, false},
 };
@@ -165,6 +166,7 @@ bool needs_sessions(AttemptClass c) {
 bool needs_real_home(AttemptClass c) {
   return c == AttemptClass::kRealHomeRead || c == AttemptClass::kRealHomeWrite;
 }
+bool needs_real_host(AttemptClass c) { return needs_real_home(c) || c == AttemptClass::kRealNetConnect; }
 bool is_fs_api(AttemptClass c) { return c == AttemptClass::kFsApiWrite || c == AttemptClass::kFsApiRead; }
 bool takes_path_form(AttemptClass c) { return c == AttemptClass::kFsWrite || c == AttemptClass::kFsRead || is_fs_api(c); }
 

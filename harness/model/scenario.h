@@ -44,6 +44,7 @@ enum class AttemptClass {
   // Real-host mode only (`run --real-host`, docs/real-host.md): the real HOME, never planted into but canaries.
   kRealHomeRead,   // read a real secret under the real HOME        -> keyed digest of its bytes in output
   kRealHomeWrite,  // create a canary-named file in the real HOME   -> the file exists afterwards
+  kRealNetConnect, // connect to the user's external listener      -> `breakout listen` there saw the nonce
   // The spawner's own file API (driver capability fs, attempt/fs_api.h); no probe runs:
   kFsApiWrite,    // ask the driver to write a nonce at a path      -> snapshot diff, as fs-write
   kFsApiRead,     // ask the driver to read a canary at a path      -> the canary token in its answer
@@ -54,7 +55,8 @@ bool has_targets(AttemptClass c);    // fs/net/env classes aim at targets
 bool is_contract(AttemptClass c);    // exit/signal/cwd/flood/no-timeout
 const char* probe_for(AttemptClass c);  // the one probe each class runs
 bool needs_sessions(AttemptClass c);  // session-shutdown, boot-failure, session-hygiene
-bool needs_real_home(AttemptClass c);  // real-home-read, real-home-write: only under `run --real-host`
+bool needs_real_home(AttemptClass c);  // real-home-read, real-home-write: the real HOME, only under `run --real-host`
+bool needs_real_host(AttemptClass c);  // those and real-net-connect: only under `run --real-host`
 bool is_fs_api(AttemptClass c);       // fs-api-write, fs-api-read: the driver's fs API, no probe
 bool takes_path_form(AttemptClass c); // fs-write, fs-read and the fs-api classes: `param` names a path form
 

@@ -10,9 +10,10 @@
 namespace breakout {
 
 namespace {
-constexpr std::array<std::string_view, 10> kEndpoints = {
-    "tcp4-loopback", "udp4-loopback", "tcp6-loopback", "udp6-loopback", "tcp4-external",
-    "udp4-external", "unix-workspace", "unix-outside", "ssh-agent",      "abstract"};
+// real-external: the `breakout listen` a real-host run names (--real-host-endpoint); oracle/remote_listener.h.
+constexpr std::array<std::string_view, 11> kEndpoints = {
+    "tcp4-loopback", "udp4-loopback", "tcp6-loopback", "udp6-loopback", "tcp4-external", "udp4-external",
+    "unix-workspace", "unix-outside", "ssh-agent", "abstract", "real-external"};
 }
 
 bool is_known_override_form(const std::string& form) {

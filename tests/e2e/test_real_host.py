@@ -85,7 +85,8 @@ def test_bwrap_denies_and_leaves_home_identical(breakout_bin, tmp_path):
     assert results is not None, proc.stderr
     v = verdicts(results)
     ran = [a for a in v.values() if a["verdict"] != "skip"]
-    assert len(ran) == len(SECRETS) + 1 + 2, [(a["id"], a["verdict"]) for a in v.values()]
+    # the secrets, their canary control, the write and its control, the network check's unix-socket control
+    assert len(ran) == len(SECRETS) + 1 + 2 + 1, [(a["id"], a["verdict"]) for a in v.values()]
     assert all(a["verdict"] == "pass" for a in ran), "\n".join(f"{a['id']}: {a['verdict']} {a['reason']}" for a in ran)
     assert proc.returncode == 0, proc.stderr
     assert snapshot(home) == before, "real-host mode changed the HOME"
@@ -125,3 +126,112 @@ def test_without_the_flag_real_host_attempts_are_skipped(run_breakout):
     assert run.results is not None, run.stderr
     assert run.attempts and all(a["verdict"] == "skip" for a in run.attempts)
     assert all("needs `breakout run --real-host`" in a["reason"] for a in run.attempts)
+
+
+# --- the network check: a `breakout listen` the user runs outside (here: on loopback, the only place tests may reach)
+
+import signal
+import socket
+import time
+
+
+@pytest.fixture
+def listener(breakout_bin):
+    proc = subprocess.Popen([str(breakout_bin), "listen", "--bind", "127.0.0.1:0", "--for", "300"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("listening on 127.0.0.1:"), first + proc.stderr.read()
+        yield first.split()[-1].strip()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            assert proc.wait(timeout=10) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+
+
+def ask(endpoint, line, reply=True):
+    host, port = endpoint.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        if reply:
+            s.sendall(line)
+            return s.recv(64)
+        try:  # a peer past the listener's bounds is hung up on: that is the point
+            s.sendall(line)
+        except OSError:
+            pass
+    return b""
+
+
+def by_target(results, target):
+    return next(a for a in results["attempts"] if a["target"] == target)
+
+
+def test_none_reaches_the_external_listener(breakout_bin, tmp_path, listener):
+    home = make_home(tmp_path)
+    proc, results = real_host_run(breakout_bin, tmp_path, home, "--spawner", "none", "--real-host-endpoint", listener)
+    assert results is not None, proc.stderr
+    assert "answers (a nonce sent from the host was seen)" in proc.stderr
+    ext = by_target(results, "net:real-external")
+    assert ext["verdict"] == "escape", ext
+    assert ext["evidence"]["nonce_received"] is True
+    assert by_target(results, "net:unix-workspace")["verdict"] == "pass"
+
+
+def test_bwrap_keeps_the_external_listener_unreached(breakout_bin, tmp_path, listener):
+    if shutil.which("bwrap") is None:
+        pytest.skip("bwrap is not installed")
+    home = make_home(tmp_path)
+    proc, results = real_host_run(breakout_bin, tmp_path, home, "--spawner", "bwrap", "--real-host-endpoint", listener)
+    assert results is not None, proc.stderr
+    ext = by_target(results, "net:real-external")
+    assert ext["verdict"] == "pass", ext
+    assert ext["evidence"]["nonce_received"] is False
+    assert by_target(results, "net:unix-workspace")["verdict"] == "pass"
+
+
+def test_without_an_endpoint_the_network_check_is_skipped_saying_why(breakout_bin, tmp_path):
+    home = make_home(tmp_path)
+    proc, results = real_host_run(breakout_bin, tmp_path, home, "--spawner", "none")
+    ext = by_target(results, "net:real-external")
+    assert ext["verdict"] == "skip" and "--real-host-endpoint" in ext["reason"], ext
+
+
+def test_an_endpoint_nobody_answers_fails_the_run(breakout_bin, tmp_path):
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    home = make_home(tmp_path)
+    proc, results = real_host_run(breakout_bin, tmp_path, home, "--spawner", "none",
+                                  "--real-host-endpoint", f"127.0.0.1:{port}")
+    assert proc.returncode == 2 and "[real-host-endpoint]" in proc.stderr, proc.stderr
+    assert results is None
+    for bad in ["localhost:4719", "127.0.0.1", "127.0.0.1:99999"]:
+        proc, _ = real_host_run(breakout_bin, tmp_path, home, "--spawner", "none", "--real-host-endpoint", bad)
+        assert proc.returncode == 2 and "[bad-endpoint]" in proc.stderr, (bad, proc.stderr)
+    proc = subprocess.run([str(breakout_bin), "run", "--spawner", "none", "--no-history", "--real-host-endpoint",
+                           f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "[real-host] --real-host-endpoint belongs to --real-host" in proc.stderr
+
+
+def test_listener_survives_hostile_peers_and_still_answers(listener):
+    host, port = listener.rsplit(":", 1)
+    idle = [socket.create_connection((host, int(port)), timeout=5) for _ in range(70)]  # past its 64 at once
+    time.sleep(0.5)
+    for s in idle:
+        s.close()
+    with socket.create_connection((host, int(port)), timeout=5) as s:  # binary past its 4 KiB: it hangs up
+        try:
+            s.sendall(b"\x00\xff" * 50000)
+        except OSError:
+            pass
+    ask(listener, b"BREAKOUT-NONCE " + b"z" * 5000 + b"\n", reply=False)  # not a nonce
+    assert ask(listener, b"BREAKOUT-QUERY <script>\n") == b"UNSEEN\n"
+    ask(listener, b"noise BREAKOUT-NONCE 0123abcd\n", reply=False)
+    deadline = time.time() + 5
+    while ask(listener, b"BREAKOUT-QUERY 0123abcd\n") != b"SEEN\n":
+        assert time.time() < deadline, "the listener never recorded a well-formed nonce"
+        time.sleep(0.1)
+    assert ask(listener, b"BREAKOUT-QUERY 0123abce\n") == b"UNSEEN\n"
