@@ -255,7 +255,7 @@ bool resolve_executable(const std::string& arg0, const std::vector<std::string>&
     return false;
   }
   if (arg0.find('/') != std::string::npos) {
-    *exe = arg0;  // execve reports a missing/unrunnable file (vfork_spawn reports it)
+    *exe = arg0;  // a missing/unrunnable file: execve's errno, via vfork_spawn
     return true;
   }
   std::string path;
