@@ -1,44 +1,35 @@
-// POSIX run_process (Boost.Process v2 launcher + Boost.Asio drain) and Containment (cgroup v2 / nonce scan).
+// POSIX run_process (clone(CLONE_VM|CLONE_VFORK) launcher + Boost.Asio drain) and Containment (cgroup v2 / nonce scan).
 //
-// How the pieces map onto Boost 1.81:
-//  * process::v2::posix::default_launcher forks and execs; we call its
-//    (executor, error_code&, ...) overload: the (ExecutionContext&, error_code&)
-//    overload in 1.81 drops the error_code and throws instead.
-//  * process::v2::process_stdio wires /dev/null + our two pipes onto 0/1/2.
-//  * ChildSetup below is our own initializer. Boost 1.81 calls every
-//    initializer's on_exec_setup in the forked child, in argument order, after
-//    notify_fork(fork_child) and before it closes fds and calls execve; a
-//    non-empty error_code returned there skips execve, writes errno to Boost's
-//    CLOEXEC error pipe (so the parent gets it as `ec`) and calls on_exec_error.
-//  * process::v2::basic_process waits through a pidfd (pidfd_open, Linux >= 5.3)
-//    registered with Asio: async_wait, no SIGCHLD handler. terminate() is
+// How the pieces fit:
+//  * Starting the child is vfork_spawn::start (vfork_spawn.cc): glibc
+//    posix_spawn's design, clone(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) on its own
+//    stack, the child setup (signals to SIG_DFL, stdio, cgroup join, tty,
+//    chdir, fds close-on-exec, deliberate leaks), execve. Exec and setup
+//    failures come back through shared memory; the failed child is reaped
+//    there. This replaced process::v2::posix::default_launcher, whose fork()
+//    of the multithreaded harness was most of `none`'s overhead over a raw
+//    posix_spawn (docs/bench.md). Boost 1.81's vfork_launcher is unusable:
+//    it calls notify_fork(fork_child) in the vfork child, which, with memory
+//    shared, corrupts the parent's epoll reactor.
+//  * process::v2::basic_process is built from that pid and pidfd and waits
+//    through it with Asio: async_wait, no SIGCHLD handler. terminate() is
 //    kill(pid, SIGKILL) on the direct child only.
 //  * stdout/stderr are asio::readable_pipe read concurrently; the timeout, the
 //    cancel poll and the post-exit drain bound are asio::steady_timer.
 //
-// Where plain POSIX is used instead, and why (Boost 1.81 specifics):
-//  * fd hygiene: posix/detail/close_handles.ipp's Linux close_all() compares each
-//    whitelist entry with itself (`next = whitelist[idx]`), so the gap between
-//    fd 2 and Boost's own error-pipe fd is never closed: every inheritable fd
-//    numbered below that pipe leaked into the child (seen with `ls /proc/self/fd`).
-//    ChildSetup marks every fd >= 3 close-on-exec itself (close_range
-//    CLOSE_RANGE_CLOEXEC; getdents64 on /proc/self/fd as fallback). Boost's own
-//    error pipe is already CLOEXEC, so it still reports exec failures.
-//  * exec failure: after on_exec_error the 1.81 launcher calls ::exit(), which
-//    runs atexit handlers and static destructors of the forked copy of a
-//    multithreaded harness. ChildSetup::on_exec_error calls _exit(127) first.
-//    (1.81 checks on_exec_error/on_error with a 5-argument expression but calls
-//    it with 4 arguments, hence the variadic template.)
-//  * failed starts: when the child fails before execve the launcher returns an
-//    empty process handle and forgets the pid; we reap launcher.pid ourselves.
-//  * pipes and /dev/null: Boost 1.81's process_io_binding creates pipes with
-//    plain pipe() (not O_CLOEXEC) and opens /dev/null without O_CLOEXEC, so
-//    another thread's concurrent fork could inherit them. We create them with
-//    pipe2(O_CLOEXEC)/open(O_CLOEXEC) and hand Boost the raw fds.
-//  * argv[0]: Boost's default argv building puts the resolved executable path in
-//    argv[0]; we pass a ready `const char**` so the child sees argv[0] as given.
+// Decisions that predate the launcher and still hold:
+//  * fd hygiene: the child marks every fd >= 3 close-on-exec itself
+//    (close_range CLOSE_RANGE_CLOEXEC; getdents64 on /proc/self/fd as
+//    fallback): a library or another thread may open an inheritable fd at any
+//    time. (Boost 1.81's own close_all() leaked every fd below its error pipe:
+//    posix/detail/close_handles.ipp compares a whitelist entry with itself.)
+//  * pipes and /dev/null are created with pipe2(O_CLOEXEC)/open(O_CLOEXEC), so
+//    a concurrent spawn from another thread cannot inherit them even in the
+//    window before its child marks its fds.
+//  * argv[0]: the child sees argv[0] as given, execve gets the resolved path.
 //  * PATH lookup: process::v2::environment::find_executable takes an environment
-//    view, not our "NAME=value" vector; the lookup is a few lines (below).
+//    view, not our "NAME=value" vector; the lookup is a few lines (below), done
+//    in the parent since the CLONE_VM child may not allocate.
 #ifndef BOOST_PROCESS_V2_SEPARATE_COMPILATION
 #define BOOST_PROCESS_V2_SEPARATE_COMPILATION 1
 #endif
@@ -56,16 +47,11 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/readable_pipe.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/process/v2/posix/default_launcher.hpp>
 #include <boost/process/v2/process.hpp>
-#include <boost/process/v2/stdio.hpp>
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -88,10 +74,7 @@
 #include "harness/core/error.h"
 #include "harness/platform/posix/spawn.h"
 #include "harness/platform/posix/unique_fd.h"
-
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
+#include "harness/platform/posix/vfork_spawn.h"
 
 namespace breakout {
 
@@ -261,128 +244,6 @@ std::vector<int> nonce_scan(const std::string& nonce, bool kill_them) {
 }
 
 // ---------------------------------------------------------------------------
-// Child-side setup (runs between fork and execve: async-signal-safe only)
-
-// Marks every fd >= `low` close-on-exec.
-int mark_cloexec_from(int low) {
-#ifdef SYS_close_range
-  if (::syscall(SYS_close_range, static_cast<unsigned>(low), ~0U, CLOSE_RANGE_CLOEXEC) == 0) return 0;
-#endif
-  // Kernel < 5.11: walk /proc/self/fd with raw getdents64 (no malloc, no DIR*).
-  const int dfd = ::open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    alignas(8) char buf[4096];
-    for (;;) {
-      const long n = ::syscall(SYS_getdents64, dfd, buf, sizeof buf);
-      if (n <= 0) break;
-      for (long off = 0; off < n;) {
-        // struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
-        unsigned short reclen;
-        std::memcpy(&reclen, buf + off + 16, sizeof reclen);
-        const char* name = buf + off + 19;
-        int fd = 0;
-        bool numeric = *name != '\0';
-        for (const char* p = name; *p; ++p) {
-          if (*p < '0' || *p > '9') {
-            numeric = false;
-            break;
-          }
-          fd = fd * 10 + (*p - '0');
-        }
-        if (numeric && fd >= low && fd != dfd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-        off += reclen;
-      }
-    }
-    ::close(dfd);
-    return 0;
-  }
-  // No /proc either: every possible fd number.
-  struct rlimit rl {};
-  rlim_t max = 65536;
-  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (1u << 20))
-    max = rl.rlim_cur;
-  for (rlim_t fd = static_cast<rlim_t>(low); fd < max; ++fd) ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
-  return 0;
-}
-
-// Which child setup step failed (shared page, written by the child).
-enum ChildStep : int { kStepStdio = 0, kStepCgroup, kStepSignals, kStepChdir, kStepFds, kStepExec, kStepTty };
-
-const char* step_name(int step) {
-  switch (step) {
-    case kStepStdio: return "dup2 of stdin/stdout/stderr";
-    case kStepCgroup: return "joining the containment cgroup";
-    case kStepSignals: return "resetting signals";
-    case kStepChdir: return "chdir to cwd";
-    case kStepFds: return "marking inherited fds close-on-exec";
-    case kStepTty: return "setsid + TIOCSCTTY on the controlling tty";
-    default: return "execve";
-  }
-}
-
-// Boost.Process v2 initializer; must come after process_stdio in the launcher's
-// argument list (its dup2s run first, then this).
-struct ChildSetup {
-  int cgroup_procs_fd = -1;
-  const char* cwd = nullptr;
-  volatile int* step = nullptr;  // MAP_SHARED page, read by the parent on failure
-  // LaunchSpec::inherit_dirs: {parent fd (CLOEXEC, >= 3), child number}.
-  int leak_from[kMaxInheritedDirs] = {};
-  int leak_to[kMaxInheritedDirs] = {};
-  std::size_t leaks = 0;
-  bool make_ctty = false;  // LaunchSpec::controlling_tty: stdin is that tty, make it ours
-
-  bp::error_code on_exec_setup(bp::posix::default_launcher&, const std::filesystem::path&,
-                               const char* const*) {
-    auto fail = [] { return bp::error_code(errno != 0 ? errno : EIO, bp::system_category()); };
-    *step = kStepCgroup;
-    if (cgroup_procs_fd >= 0) {
-      // Writing "0" moves the writing process into the cgroup, before execve,
-      // so everything the spawner does afterwards is already inside.
-      ssize_t n;
-      do n = ::write(cgroup_procs_fd, "0", 1);
-      while (n < 0 && errno == EINTR);
-      if (n != 1) return fail();
-    }
-    *step = kStepSignals;
-    // The harness's handlers vanish at exec, but ignored dispositions and the
-    // blocked mask would be inherited by the spawner: give it a clean slate.
-    sigset_t none;
-    ::sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    ::sigemptyset(&dfl.sa_mask);
-    for (int sig = 1; sig < NSIG; ++sig)
-      if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);  // EINVAL for reserved ones: fine
-    if (make_ctty) {  // credentials(7): a new session, then stdin becomes its controlling terminal
-      *step = kStepTty;
-      if (::setsid() < 0 || ::ioctl(0, TIOCSCTTY, 0) != 0) return fail();
-    }
-    *step = kStepChdir;
-    if (cwd != nullptr && ::chdir(cwd) != 0) return fail();
-    *step = kStepFds;
-    if (mark_cloexec_from(3) != 0) return fail();
-    for (std::size_t i = 0; i < leaks; ++i) {  // dup2 clears FD_CLOEXEC on the copy
-      if (leak_from[i] == leak_to[i]) {
-        if (::fcntl(leak_to[i], F_SETFD, 0) != 0) return fail();
-      } else if (::dup2(leak_from[i], leak_to[i]) < 0) {
-        return fail();
-      }
-    }
-    *step = kStepExec;
-    return {};
-  }
-
-  // Called in the child after a failed setup/execve (the errno has already been
-  // sent to the parent). 1.81 would call ::exit() next; leave without atexit.
-  template <typename... Args>
-  void on_exec_error(Args&&...) {
-    ::_exit(127);
-  }
-};
-
-// ---------------------------------------------------------------------------
 // Parent-side helpers
 
 // argv[0] without '/' is searched on the child's PATH (spec.env), like env(1)
@@ -394,7 +255,7 @@ bool resolve_executable(const std::string& arg0, const std::vector<std::string>&
     return false;
   }
   if (arg0.find('/') != std::string::npos) {
-    *exe = arg0;  // execve reports a missing/unrunnable file through Boost's error pipe
+    *exe = arg0;  // a missing/unrunnable file: execve's errno, via vfork_spawn
     return true;
   }
   std::string path;
@@ -540,106 +401,109 @@ namespace {
 
 using Process = bp::basic_process<asio::io_context::executor_type>;
 
-// Forks and execs spec.argv inside `box` with in_fd/out_fd/err_fd as its
-// stdin/stdout/stderr (the caller closes its copies afterwards). Returns the
-// process, or nullopt with *error set (a child that failed before execve is
-// reaped here).
-std::optional<Process> launch(asio::io_context& ctx, const LaunchSpec& spec, Containment* box, int in_fd,
-                              int out_fd, int err_fd, std::string* error) {
+// Everything vfork_spawn::start needs, owned here (the child only reads it).
+struct PreparedLaunch {
   std::string exe;
+  std::vector<const char*> argv, envp;
+  std::vector<UniqueFd> leaked;  // parent copies of spec.inherit_dirs
+  vfork_spawn::ChildPlan plan;
+};
+
+// Resolves the executable and prepares argv/envp/leaked dirs before cloning:
+// the CLONE_VM child may not allocate. False with *error set on failure.
+bool prepare(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd, int err_fd, PreparedLaunch& l,
+             std::string* error) {
   if (spec.argv.empty()) {
     *error = "empty argv";
-    return std::nullopt;
+    return false;
   }
-  if (!resolve_executable(spec.argv[0], spec.env, &exe, error)) return std::nullopt;
-  auto sys_fail = [error](const std::string& step) {
-    *error = step + ": " + std::strerror(errno);
-    return std::nullopt;
-  };
-
-  std::vector<const char*> argv;
-  for (const std::string& a : spec.argv) argv.push_back(a.c_str());
-  argv.push_back(nullptr);
-  std::vector<const char*> envp;
-  for (const std::string& e : spec.env) envp.push_back(e.c_str());
-  envp.push_back(nullptr);
-
-  // One shared page to learn which child step failed.
-  void* page = ::mmap(nullptr, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (page == MAP_FAILED) return sys_fail("mmap");
-  struct Unmap {
-    void* p;
-    ~Unmap() { ::munmap(p, sizeof(int)); }
-  } unmap{page};
-  volatile int* step = static_cast<volatile int*>(page);
-  *step = kStepStdio;
-
-  bp::posix::default_launcher launcher;
-  launcher.env = envp.data();
-  ChildSetup setup{box != nullptr ? box->cgroup_procs_fd() : -1, spec.cwd.empty() ? nullptr : spec.cwd.c_str(),
-                   step};
-  setup.make_ctty = !spec.controlling_tty.empty();
-  // Deliberate leaks (class fd-leak). Parent copies sit above every target number,
-  // so no dup2 onto a target clobbers another leak's source.
-  std::vector<UniqueFd> leaked;
+  if (!resolve_executable(spec.argv[0], spec.env, &l.exe, error)) return false;
   if (spec.inherit_dirs.size() > kMaxInheritedDirs) {
     *error = "too many inherit_dirs";
-    return std::nullopt;
+    return false;
   }
+  auto sys_fail = [error](const std::string& step) {
+    *error = step + ": " + std::strerror(errno);
+    return false;
+  };
+  for (const std::string& a : spec.argv) l.argv.push_back(a.c_str());
+  l.argv.push_back(nullptr);
+  for (const std::string& e : spec.env) l.envp.push_back(e.c_str());
+  l.envp.push_back(nullptr);
+
+  vfork_spawn::ChildPlan& p = l.plan;
+  p.exe = l.exe.c_str();
+  p.argv = l.argv.data();  // argv[0] as given, not the resolved path
+  p.envp = l.envp.data();
+  p.stdio[0] = in_fd;
+  p.stdio[1] = out_fd;
+  p.stdio[2] = err_fd;
+  p.cgroup_procs_fd = box != nullptr ? box->cgroup_procs_fd() : -1;
+  p.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+  p.make_ctty = !spec.controlling_tty.empty();
+  // Deliberate leaks (class fd-leak). Parent copies sit above every target number,
+  // so no dup2 onto a target clobbers another leak's source.
   int highest = 2;
   for (const auto& d : spec.inherit_dirs) highest = std::max(highest, d.number);
   for (const auto& d : spec.inherit_dirs) {
     if (d.number < 3) {
       *error = "inherit_dirs: fd number " + std::to_string(d.number) + " is below 3";
-      return std::nullopt;
+      return false;
     }
     UniqueFd dir(::open(d.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (dir.get() < 0) return sys_fail("open inherited dir " + d.path);
     UniqueFd high(::fcntl(dir.get(), F_DUPFD_CLOEXEC, highest + 1));
     if (high.get() < 0) return sys_fail("fcntl F_DUPFD");
-    setup.leak_from[setup.leaks] = high.get();
-    setup.leak_to[setup.leaks] = d.number;
-    ++setup.leaks;
-    leaked.push_back(std::move(high));
+    p.leak_from[p.leaks] = high.get();
+    p.leak_to[p.leaks] = d.number;
+    ++p.leaks;
+    l.leaked.push_back(std::move(high));
   }
-  std::optional<Process> proc;
-  bp::error_code ec;
+  return true;
+}
+
+// Starts spec.argv inside `box` with in_fd/out_fd/err_fd as its
+// stdin/stdout/stderr (the caller closes its copies afterwards). Returns the
+// child, or nullopt with *error set (a child that failed before or at execve
+// has been reaped).
+std::optional<vfork_spawn::Child> start_child(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd,
+                                              int err_fd, std::string* error) {
+  PreparedLaunch l;
+  if (!prepare(spec, box, in_fd, out_fd, err_fd, l, error)) return std::nullopt;
   try {
-    bp::process_stdio stdio{in_fd, out_fd, err_fd};
-    const char** args = argv.data();
-    proc.emplace(launcher(ctx.get_executor(), ec, std::filesystem::path(exe), args, stdio, setup));
+    return vfork_spawn::start(l.plan);
+  } catch (const Error& e) {
+    *error = e.what();
+    return std::nullopt;
+  }
+}
+
+// start_child, with the child wrapped for Asio (async_wait on its pidfd).
+std::optional<Process> launch(asio::io_context& ctx, const LaunchSpec& spec, Containment* box, int in_fd,
+                              int out_fd, int err_fd, std::string* error) {
+  std::optional<vfork_spawn::Child> child = start_child(spec, box, in_fd, out_fd, err_fd, error);
+  if (!child) return std::nullopt;
+  try {
+    std::optional<Process> proc;
+    proc.emplace(ctx.get_executor(), child->pid, child->pidfd.get());
+    child->pidfd.release();  // owned by the process handle now
+    return proc;
   } catch (const std::exception& e) {
-    // E.g. pidfd_open failing after a successful fork: do not leave the child behind.
-    if (launcher.pid > 0) {
-      ::kill(launcher.pid, SIGKILL);
-      while (::waitpid(launcher.pid, nullptr, 0) < 0 && errno == EINTR) {
-      }
+    // E.g. epoll registration of the pidfd failing: do not leave the child behind.
+    ::kill(child->pid, SIGKILL);
+    while (::waitpid(child->pid, nullptr, 0) < 0 && errno == EINTR) {
     }
-    *error = "launch " + exe + ": " + e.what();
+    *error = "launch " + spec.argv[0] + ": " + e.what();
     return std::nullopt;
   }
-  if (ec) {
-    if (launcher.pid > 0) {  // forked, but the child failed before/at execve and _exit()ed
-      while (::waitpid(launcher.pid, nullptr, 0) < 0 && errno == EINTR) {
-      }
-    }
-    *error = std::string(step_name(*step)) + " for " + exe + ": " + ec.message();
-    if (*step == kStepChdir) *error += " (cwd " + spec.cwd + ")";
-    return std::nullopt;
-  }
-  return proc;
 }
 
 }  // namespace
 
 int spawn_with_stdio(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd, int err_fd,
                      std::string* error) {
-  asio::io_context ctx;
-  std::optional<Process> proc = launch(ctx, spec, box, in_fd, out_fd, err_fd, error);
-  if (!proc) return -1;
-  const int pid = proc->id();
-  proc->detach();  // the caller reaps it with waitpid
-  return pid;
+  std::optional<vfork_spawn::Child> child = start_child(spec, box, in_fd, out_fd, err_fd, error);
+  return child ? child->pid : -1;  // the pidfd closes here; the caller reaps with waitpid
 }
 
 LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::atomic<bool>* cancel) {

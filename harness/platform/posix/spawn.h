@@ -7,7 +7,7 @@
 
 namespace breakout {
 
-// Forks and execs spec.argv inside `box` (may be null) with in_fd/out_fd/err_fd
+// Starts spec.argv (vfork_spawn: clone + execve) inside `box` (may be null) with in_fd/out_fd/err_fd
 // as its fds 0/1/2, with the same child setup as run_process (cgroup joined
 // before execve, clean signals, every other fd close-on-exec, spec.inherit_dirs
 // leaked). Returns the pid, which the caller must reap, or -1 with *error set.

@@ -1,0 +1,242 @@
+// Tests of the clone(CLONE_VM|CLONE_VFORK) launcher (harness/platform/posix/vfork_spawn.cc) and run_process on it.
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "harness/core/error.h"
+#include "harness/platform/posix/unique_fd.h"
+#include "harness/platform/posix/vfork_spawn.h"
+#include "harness/platform/process.h"
+
+namespace breakout {
+namespace {
+
+using namespace std::chrono_literals;
+
+const char* const kEnv[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", nullptr};
+
+// Reaps leftovers of earlier tests in this process, so the zombie check below
+// sees only what the code under test left behind.
+void reap_leftovers() {
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+}
+
+// Pid of an unreaped child of this process (a zombie, or one still running), 0 if none.
+int unreaped_child() {
+  siginfo_t info{};
+  if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return 0;  // ECHILD: no children at all
+  return info.si_pid;
+}
+
+// Runs `plan` to completion with stdout captured; returns the wait status.
+int run_capture(vfork_spawn::ChildPlan plan, std::string* out) {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) throw Error("pipe2");
+  UniqueFd r(p[0]), w(p[1]);
+  plan.stdio[1] = w.get();
+  vfork_spawn::Child c = vfork_spawn::start(plan);
+  w.reset();
+  char buf[4096];
+  for (ssize_t n; (n = ::read(r.get(), buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    out->append(buf, static_cast<std::size_t>(n));
+  }
+  int status = 0;
+  while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+TEST(VforkSpawn, MissingBinaryReportsEnoentAndLeavesNoZombie) {
+  reap_leftovers();
+  const char* argv[] = {"nope", nullptr};
+  vfork_spawn::ChildPlan plan{.exe = "/nonexistent/breakout-no-such-binary", .argv = argv, .envp = kEnv};
+  try {
+    vfork_spawn::start(plan);
+    FAIL() << "start() of a missing binary returned";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("execve for /nonexistent/breakout-no-such-binary"), std::string::npos) << what;
+    EXPECT_NE(what.find(std::strerror(ENOENT)), std::string::npos) << what;
+  }
+  EXPECT_EQ(unreaped_child(), 0) << "the failed child was not reaped";
+
+  // A setup step failing before execve: named, with the cwd, and reaped too.
+  const char* sh_argv[] = {"sh", "-c", "true", nullptr};
+  plan = {.exe = "/bin/sh", .argv = sh_argv, .envp = kEnv, .cwd = "/nonexistent-breakout-cwd"};
+  try {
+    vfork_spawn::start(plan);
+    FAIL() << "start() with a missing cwd returned";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("chdir to cwd"), std::string::npos) << what;
+    EXPECT_NE(what.find("(cwd /nonexistent-breakout-cwd)"), std::string::npos) << what;
+  }
+  EXPECT_EQ(unreaped_child(), 0) << "the failed child was not reaped";
+
+  // A directory is not executable: EACCES from execve itself.
+  plan = {.exe = "/tmp", .argv = argv, .envp = kEnv};
+  EXPECT_THROW(vfork_spawn::start(plan), Error);
+  EXPECT_EQ(unreaped_child(), 0);
+}
+
+TEST(VforkSpawn, ChildKilledBySignalIsReportedAsSuch) {
+  const char* argv[] = {"sh", "-c", "kill -KILL $$", nullptr};
+  vfork_spawn::ChildPlan plan{.exe = "/bin/sh", .argv = argv, .envp = kEnv};
+  vfork_spawn::Child c = vfork_spawn::start(plan);
+  ASSERT_GE(c.pidfd.get(), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(c.pid, &status, 0), c.pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+
+  // The same through run_process (pidfd + Asio).
+  LaunchSpec spec;
+  spec.argv = {"sh", "-c", "kill -SEGV $$"};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  const LaunchResult r = run_process(spec, nullptr, nullptr);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_FALSE(r.exited);
+  EXPECT_EQ(r.term_signal, SIGSEGV);
+}
+
+TEST(VforkSpawn, StdioWiring) {
+  int in[2], out[2], err[2];
+  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
+  UniqueFd in_r(in[0]), in_w(in[1]);
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  UniqueFd out_r(out[0]), out_w(out[1]);
+  ASSERT_EQ(::pipe2(err, O_CLOEXEC), 0);
+  UniqueFd err_r(err[0]), err_w(err[1]);
+  const char* argv[] = {"sh", "-c", "read line; echo \"out:$line\"; echo \"err:$line\" >&2", nullptr};
+  vfork_spawn::ChildPlan plan{.exe = "/bin/sh", .argv = argv, .envp = kEnv,
+                              .stdio = {in_r.get(), out_w.get(), err_w.get()}};
+  vfork_spawn::Child c = vfork_spawn::start(plan);
+  in_r.reset();
+  out_w.reset();
+  err_w.reset();
+  ASSERT_EQ(::write(in_w.get(), "hello\n", 6), 6);
+  in_w.reset();
+  auto slurp = [](int fd) {
+    std::string s;
+    char buf[256];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) s.append(buf, static_cast<std::size_t>(n));
+    return s;
+  };
+  EXPECT_EQ(slurp(out_r.get()), "out:hello\n");
+  EXPECT_EQ(slurp(err_r.get()), "err:hello\n");
+  int status = 0;
+  ASSERT_EQ(::waitpid(c.pid, &status, 0), c.pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST(VforkSpawn, ChildStartsWithDefaultSignalsAndEmptyMask) {
+  // Ignored and blocked in the parent thread: neither may reach the child.
+  struct sigaction ign {}, old_usr2 {};
+  ign.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGUSR2, &ign, &old_usr2), 0);
+  sigset_t usr1, old_mask;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  ASSERT_EQ(::pthread_sigmask(SIG_BLOCK, &usr1, &old_mask), 0);
+  const char* argv[] = {"cat", "/proc/self/status", nullptr};
+  std::string status_text;
+  const int status = run_capture({.exe = "/bin/cat", .argv = argv, .envp = kEnv}, &status_text);
+  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  ::sigaction(SIGUSR2, &old_usr2, nullptr);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_NE(status_text.find("SigBlk:\t0000000000000000\n"), std::string::npos) << status_text;
+  EXPECT_NE(status_text.find("SigIgn:\t0000000000000000\n"), std::string::npos) << status_text;
+}
+
+// The fds a child sees, as listed by the child itself (`[` is a shell builtin:
+// /proc/self/fd/N is the shell's own fd N).
+const char* const kListFds = "for n in $(seq 0 300); do if [ -e /proc/self/fd/$n ]; then echo $n; fi; done";
+
+TEST(VforkSpawn, ConcurrentSpawnsLeakNoFdsIntoSiblings) {
+  // Several threads spawn at once while the harness holds inheritable fds (as
+  // a library might); each child must see exactly 0, 1, 2. Each thread's own
+  // pipes are CLOEXEC; the sibling children would otherwise see those too.
+  std::vector<UniqueFd> leaky;
+  for (int i = 0; i < 3; ++i) leaky.emplace_back(::open("/dev/null", O_RDONLY));  // no O_CLOEXEC on purpose
+  leaky.emplace_back(::dup2(leaky[0].get(), 250));
+  for (const auto& fd : leaky) ASSERT_GE(fd.get(), 0);
+
+  constexpr int kThreads = 4, kEach = 8;
+  std::atomic<int> bad{0}, done{0};
+  std::vector<std::string> first_bad(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        LaunchSpec spec;
+        spec.argv = {"sh", "-c", kListFds};
+        spec.env = {"PATH=/usr/bin:/bin"};
+        spec.timeout = 60s;
+        const LaunchResult r = run_process(spec, nullptr, nullptr);
+        if (!r.started || !r.exited || r.exit_code != 0 || r.out != "0\n1\n2\n") {
+          bad.fetch_add(1);
+          if (first_bad[t].empty())
+            first_bad[t] = r.started ? "fds seen by a child:\n" + r.out : "not started: " + r.start_error + "\n";
+        }
+        done.fetch_add(1);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(done.load(), kThreads * kEach);
+  EXPECT_EQ(bad.load(), 0) << first_bad[0] << first_bad[1] << first_bad[2] << first_bad[3];
+}
+
+TEST(VforkSpawn, ControllingTtyMakesTheChildASessionLeader) {
+  // LaunchSpec::controlling_tty: setsid + TIOCSCTTY in the child. /proc/self/stat
+  // field 6 is the session id (proc(5)); a session leader's equals its pid.
+  UniqueFd master(::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
+  if (master.get() < 0 || ::grantpt(master.get()) != 0 || ::unlockpt(master.get()) != 0)
+    GTEST_SKIP() << "no pty here: " << std::strerror(errno);
+  LaunchSpec spec;
+  spec.argv = {"sh", "-c", "read -r pid comm state ppid pgrp sid tty rest < /proc/self/stat; "
+                           "echo \"$pid $sid $tty\""};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  spec.controlling_tty = ::ptsname(master.get());
+  spec.timeout = 30s;
+  const LaunchResult r = run_process(spec, nullptr, nullptr);
+  ASSERT_TRUE(r.started) << r.start_error;
+  std::istringstream fields(r.out);
+  long pid = 0, sid = 0, tty = 0;
+  ASSERT_TRUE(fields >> pid >> sid >> tty) << r.out << r.err;
+  EXPECT_EQ(pid, r.pid);
+  EXPECT_EQ(sid, pid) << "not a session leader";
+  EXPECT_NE(tty, 0) << "no controlling terminal";
+}
+
+TEST(VforkSpawn, ChildJoinsTheContainmentCgroup) {
+  Containment box("vfork-spawn-test-" + std::to_string(::getpid()), "vforkspawntestnonce" + std::to_string(::getpid()));
+  if (box.cgroup_procs_fd() < 0)
+    GTEST_SKIP() << "no writable cgroup v2 here (" << box.mechanism() << "); needs root and a cgroup2 mount";
+  LaunchSpec spec;
+  spec.argv = {"cat", "/proc/self/cgroup"};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  const LaunchResult r = run_process(spec, &box, nullptr);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_NE(r.out.find("/breakout/vfork-spawn-test-"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace breakout
