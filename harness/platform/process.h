@@ -40,7 +40,7 @@ class Containment {
   // "cgroup2 <path>" or "nonce-scan" (for the record).
   std::string mechanism() const;
 
-  // Used by run_process in the forked child before exec (async-signal-safe).
+  // Used by run_process in the child between clone and execve (async-signal-safe; posix/vfork_spawn.h).
   int cgroup_procs_fd() const { return procs_fd_; }
   // Windows: the job object HANDLE every run_process with this box is assigned to.
   void* native_job() const { return job_; }
