@@ -61,8 +61,9 @@ void check_answer(std::string_view line) {
 // Requests carry caller strings (paths, argv, env) that may not be UTF-8: every request is still one line of JSON.
 void check_requests(const std::string& s) {
   // Valid UTF-8 exactly when replacing and dropping bad bytes give the same text (no exception: they are slow under ASan).
-  const bool utf8 = json(s).dump(-1, ' ', false, json::error_handler_t::replace) ==
-                    json(s).dump(-1, ' ', false, json::error_handler_t::ignore);
+  const json as_json(s);  // one copy for both dumps
+  const bool utf8 = as_json.dump(-1, ' ', false, json::error_handler_t::replace) ==
+                    as_json.dump(-1, ' ', false, json::error_handler_t::ignore);
   const std::string exec = exec_request(7, s, {s, "x"}, s, {{s, s}, {s, "dup"}}, 1.5);
   FUZZ_CHECK(exec.find('\n') == std::string::npos);
   const json e = json::parse(exec);

@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& d : p.deny_read) targets.push_back(d + "/" + kNames[in.pick(std::size(kNames))]);
   for (const auto& t : targets) {
     const fs::path path = resolve_policy_path(t, roots);
-    const Classified c = classify(path, "", p, roots);
+    const Classified c = classify(path, "", r, roots);  // the policy resolved once, above
     const std::string what = "'" + printable_excerpt(t, 200) + "' region " + to_string(c.region);
     // Deny wins: under a deny_read entry nothing is readable, inside a writable root or not.
     FUZZ_CHECK_MSG((c.read == Expected::kDenied) == under_any(path, r.deny_read), what);

@@ -4,7 +4,9 @@
 #   fuzz/run.sh [BUILD_DIR] [SECONDS] [TARGET...]   (defaults: build-fuzz, 10, every *_fuzzer)
 # Fails on the first crash, leak, timeout or OOM, printing the reproducer's path
 # (kept under $BREAKOUT_FUZZ_ARTIFACTS, default a temp dir). Ends with one table
-# row per target: executions and exec/s from libFuzzer's -print_final_stats.
+# row per target: executions and exec/s from libFuzzer's -print_final_stats, and
+# (with /usr/bin/time) executions per second of the fuzzer's own CPU time, the
+# figure that stays comparable on a loaded machine (docs/fuzzing.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${1:-$root/build-fuzz}" && pwd)"
@@ -37,7 +39,9 @@ for t in "${targets[@]}"; do
   [ -d "$root/fuzz/regressions/$thing" ] && seeds+=("$root/fuzz/regressions/$thing")
   log="$artifacts/$thing.log"
   echo "== fuzz $thing: ${seconds}s =="
-  if ! "$bin" "${opts[@]}" -dict="$root/fuzz/${thing}_fuzzer.dict" -max_total_time="$seconds" \
+  timer=()
+  [ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%U %S' -o "$artifacts/$thing.cpu")
+  if ! "${timer[@]}" "$bin" "${opts[@]}" -dict="$root/fuzz/${thing}_fuzzer.dict" -max_total_time="$seconds" \
        -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$artifacts/$thing-" \
        "$work" "${seeds[@]}" >"$log" 2>&1; then
     tail -n 60 "$log" >&2
@@ -46,8 +50,15 @@ for t in "${targets[@]}"; do
   fi
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
   rate="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")"
-  rows+=("$(printf '| %-22s | %10s | %8s |' "${thing}_fuzzer" "$execs" "$rate")")
+  cpu="-"
+  cpu_rate="-"
+  if [ -s "$artifacts/$thing.cpu" ]; then
+    cpu="$(tail -n 1 "$artifacts/$thing.cpu" | awk '{printf "%.1f", $1 + $2}')"
+    cpu_rate="$(awk -v n="$execs" -v c="$cpu" 'BEGIN { if (c > 0) printf "%d", n / c; else print "-" }')"
+  fi
+  rows+=("$(printf '| %-22s | %10s | %8s | %6s | %10s |' "${thing}_fuzzer" "$execs" "$rate" "$cpu" "$cpu_rate")")
   rm -rf "$work"
 done
-printf '| %-22s | %10s | %8s |\n|%s|%s|%s|\n' target executions exec/s "------------------------" "------------" "----------"
+printf '| %-22s | %10s | %8s | %6s | %10s |\n|%s|%s|%s|%s|%s|\n' target executions exec/s "CPU s" "exec/CPU s" \
+  "------------------------" "------------" "----------" "--------" "------------"
 printf '%s\n' "${rows[@]}"

@@ -60,31 +60,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string path(reinterpret_cast<const char*>(data) + 1, size - 1);
   const Form form = form_of(path);
   const std::string full = full_path(path, env());
-  const std::string what = "'" + printable_excerpt(path, 300) + "' -> '" + printable_excerpt(full, 300) + "'";
-  if (form == Form::kVerbatim) FUZZ_CHECK_MSG(full == path, what);  // "\\?\" skips normalisation
+  // Built only when a check fails (FUZZ_CHECK_MSG evaluates its detail lazily).
+  const auto what = [&] { return "'" + printable_excerpt(path, 300) + "' -> '" + printable_excerpt(full, 300) + "'"; };
+  if (form == Form::kVerbatim) FUZZ_CHECK_MSG(full == path, what());  // "\\?\" skips normalisation
   if (!full.empty() && form != Form::kVerbatim && form != Form::kNtObject)
-    FUZZ_CHECK_MSG(full_path(full, env()) == full, what + " then '" + printable_excerpt(full_path(full, env()), 300) + "'");
+    FUZZ_CHECK_MSG(full_path(full, env()) == full, what() + " then '" + printable_excerpt(full_path(full, env()), 300) + "'");
   const Object o = open_target(path, env());
   if (form == Form::kDriveAbsolute || form == Form::kRelative) {
     // Case, separator style and runs of separators: the same object.
-    FUZZ_CHECK_MSG(same_object(o, open_target(flip_case(path), env())), what + " case");
-    FUZZ_CHECK_MSG(same_object(o, open_target(rewrite_tail(path, how), env())), what + " separators");
+    FUZZ_CHECK_MSG(same_object(o, open_target(flip_case(path), env())), what() + " case");
+    FUZZ_CHECK_MSG(same_object(o, open_target(rewrite_tail(path, how), env())), what() + " separators");
     const bool ends_sep = path.back() == '\\' || path.back() == '/';
     const std::size_t last = path.find_last_of("\\/");
     const std::string tail = path.substr(last == std::string::npos ? 0 : last + 1);
     // A trailing '.' or ' ' on the last segment is trimmed (unless the segment is all dots, or holds a stream).
     if (!ends_sep && tail.find_first_not_of('.') != std::string::npos && tail.find(':') == std::string::npos)
-      FUZZ_CHECK_MSG(same_object(o, open_target(path + ((how & 4) ? "." : " "), env())), what + " trailing");
+      FUZZ_CHECK_MSG(same_object(o, open_target(path + ((how & 4) ? "." : " "), env())), what() + " trailing");
   }
   // The full path made verbatim names the same file (long paths aside: "\\?\" lifts MAX_PATH).
   if (o.kind == Kind::kFile && form != Form::kVerbatim && form != Form::kNtObject && full.size() < 200 &&
       (full.size() < 4 || full.substr(0, 2) != "\\\\")) {
     const Object v = open_target("\\\\?\\" + full, env());
-    FUZZ_CHECK_MSG(v.kind != Kind::kFile || same_object(o, v), what + " verbatim");
+    FUZZ_CHECK_MSG(v.kind != Kind::kFile || same_object(o, v), what() + " verbatim");
   }
   try {
     const Verdict v = within(path, "C:\\ws", env());
-    if (v.inside == Inside::kInside) FUZZ_CHECK_MSG(o.kind == Kind::kFile && o.volume == "C:" && !o.parts.empty() && o.parts[0] == "WS", what);
+    if (v.inside == Inside::kInside) FUZZ_CHECK_MSG(o.kind == Kind::kFile && o.volume == "C:" && !o.parts.empty() && o.parts[0] == "WS", what());
   } catch (const Error& e) {
     FUZZ_CHECK_MSG(false, std::string("a valid root threw: ") + e.what());
   }

@@ -100,6 +100,17 @@ Expectation expect_override(const std::string& form, const EnvPolicy& env) {
 
 }  // namespace
 
+Expectation expect_fs(AttemptClass klass, const fs::path& path, const ResolvedPolicy& r) {
+  switch (klass) {
+    case AttemptClass::kFsWrite:
+    case AttemptClass::kRealHomeWrite: return expect_write(path, r);  // the real HOME changes where the tree is, not the rule
+    case AttemptClass::kFsRead:
+    case AttemptClass::kRealHomeRead: return expect_read(path, r);
+    default: break;
+  }
+  throw Error("[bad-class] " + std::string(to_string(klass)) + " is not an fs-write or fs-read class");
+}
+
 Expectation expect(AttemptClass klass, const Target* target, const Policy& policy,
                    const TreeRoots& roots) {
   if (is_contract(klass)) return {Expected::kHolds, "execution contract"};
@@ -121,10 +132,7 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
     case AttemptClass::kRealHomeWrite:  // the real HOME changes where the tree is, not the rule
     case AttemptClass::kRealHomeRead: {
       check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
-      const fs::path path = resolve_policy_path(target->value, roots);
-      const ResolvedPolicy r = resolve(policy, roots);
-      const bool write = klass == AttemptClass::kFsWrite || klass == AttemptClass::kRealHomeWrite;
-      return write ? expect_write(path, r) : expect_read(path, r);
+      return expect_fs(klass, resolve_policy_path(target->value, roots), resolve(policy, roots));
     }
     case AttemptClass::kFsApiWrite:
     case AttemptClass::kFsApiRead: {

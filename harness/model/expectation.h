@@ -1,6 +1,7 @@
 // The expected outcome of every attempt, computed from the policy — never written by hand.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include "harness/model/policy.h"
@@ -28,6 +29,12 @@ struct Expectation {
 // computation is lexical on policy paths (so it also runs at suite-load time).
 Expectation expect(AttemptClass klass, const Target* target, const Policy& policy,
                    const TreeRoots& roots);
+
+// What expect() gives an "fs:" target of class fs-write or fs-read (and their real-home
+// forms) at absolute, lexically normal `path`, with the policy already resolved: the
+// path classifier calls it per resolved path instead of resolving the policy again.
+// Throws Error("[bad-class] ...") for any other class.
+Expectation expect_fs(AttemptClass klass, const std::filesystem::path& path, const ResolvedPolicy& r);
 
 // Host objects ("ipc:<name>", model/host_object.h): the harness's own are denied
 // under every policy, the probe's own ("own-…", "workspace-file") allowed; the

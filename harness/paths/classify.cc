@@ -20,7 +20,11 @@ const char* to_string(Region r) {
 
 Classified classify(const fs::path& resolved, const std::string& object, const Policy& policy,
                     const TreeRoots& roots) {
-  const ResolvedPolicy r = resolve(policy, roots);
+  return classify(resolved, object, resolve(policy, roots), roots);
+}
+
+Classified classify(const fs::path& resolved, const std::string& object, const ResolvedPolicy& r,
+                    const TreeRoots& roots) {
   Classified c;
   auto under_any = [](const fs::path& p, const std::vector<fs::path>& list) {
     for (const auto& root : list)
@@ -36,10 +40,10 @@ Classified classify(const fs::path& resolved, const std::string& object, const P
   else c.region = Region::kOutside;
   c.object = object;
   c.deny_read_object = !object.empty() && under_any((roots.tree / object).lexically_normal(), r.deny_read);
-  // The same rules a scenario's "fs:<absolute path>" target gets.
-  const Target t{TargetKind::kPath, "fs:" + resolved.string(), resolved.string()};
-  c.write = expect(AttemptClass::kFsWrite, &t, policy, roots).value;
-  c.read = expect(AttemptClass::kFsRead, &t, policy, roots).value;
+  // The same rules a scenario's "fs:<absolute path>" target gets (expect() normalises it the same way).
+  const fs::path normal = resolve_policy_path(resolved.string(), roots);
+  c.write = expect_fs(AttemptClass::kFsWrite, normal, r).value;
+  c.read = expect_fs(AttemptClass::kFsRead, normal, r).value;
   return c;
 }
 

@@ -31,5 +31,9 @@ struct Classified {
 // `resolved` is absolute and free of symlinks; `object` a base-tree label or "".
 Classified classify(const std::filesystem::path& resolved, const std::string& object, const Policy& policy,
                     const TreeRoots& roots);
+// The same with `policy` already resolved on `roots` (resolve(policy, roots)): callers that
+// classify many paths under one policy resolve it once (fuzz/path_model_fuzzer.cc).
+Classified classify(const std::filesystem::path& resolved, const std::string& object, const ResolvedPolicy& r,
+                    const TreeRoots& roots);
 
 }  // namespace breakout::paths

@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstdio>
 #include <filesystem>
+#include <tuple>
 
 #include "harness/attempt/tree.h"
 #include "harness/core/error.h"
@@ -66,6 +68,8 @@ void remove_at(int dirfd, const char* name) {
   ::unlinkat(dirfd, name, AT_REMOVEDIR);
 }
 
+std::string printable_path(const ModelFs& m, NodeId id) { return m.path_of(id).substr(0, 200); }
+
 void record_identity(int dirfd, const std::string& name, Node& n) {
   struct stat st {};
   if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) throw_errno("[path-tree] stat " + name);
@@ -104,6 +108,9 @@ RealTree::RealTree() {
   if (!::mkdtemp(tmpl.data())) throw_errno("[path-tree] mkdtemp " + tmpl);
   work_ = tmpl;
   tree_ = std::make_unique<AttemptTree>(work_, 0, random_hex(4));
+  if (::mkdir((work_ + "/deep-stash").c_str(), 0755) != 0) throw_errno("[path-tree] mkdir deep-stash");
+  stash_fd_ = UniqueFd(::open((work_ + "/deep-stash").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (stash_fd_.get() < 0) throw_errno("[path-tree] open deep-stash");
   const TreeRoots& r = tree_->roots();
   fs::create_directory(r.workspace / kGen);
 
@@ -156,6 +163,9 @@ RealTree::RealTree() {
   base_.add(host_dir(base_.root(), "dev"), "fd", Kind::kSymlink, "/proc/self/fd");
   workspace_fd_ = UniqueFd(::open(r.workspace.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (workspace_fd_.get() < 0) throw_errno("[path-tree] open workspace");
+  gen_fd_ = UniqueFd(::openat(workspace_fd_.get(), kGen, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (gen_fd_.get() < 0) throw_errno("[path-tree] open gen");
+  cwd_fd_ = UniqueFd(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
   base_.set_cwd(ids.at(r.workspace));
   for (const fs::path& p : {r.tree, r.workspace, r.workspace / "sub dir", r.sibling, r.home, r.home / ".ssh/id_ed25519"}) {
     UniqueFd fd(::open(p.c_str(), O_PATH | O_CLOEXEC));
@@ -168,6 +178,10 @@ RealTree::RealTree() {
 
 RealTree::~RealTree() {
   fds_.clear();
+  stash_fd_.reset();
+  gen_dirs_.clear();
+  base_dirs_.clear();
+  gen_fd_.reset();
   workspace_fd_.reset();
   if (work_.empty()) return;
   // gen first, by *at() calls: its deep chains are past PATH_MAX for path-based removal.
@@ -183,59 +197,117 @@ RealTree::~RealTree() {
 const TreeRoots& RealTree::roots() const { return tree_->roots(); }
 
 ModelFs RealTree::reset() {
-  remove_at(workspace_fd_.get(), kGen);
-  if (::mkdirat(workspace_fd_.get(), kGen, 0755) != 0) throw_errno("[path-tree] mkdir gen");
+  undo();
   ModelFs m = base_;
-  Node& gen = m.node(scope_.gen);
-  gen.children.clear();
-  record_identity(workspace_fd_.get(), kGen, gen);
+  m.node(scope_.gen).children.clear();
   return m;
 }
 
-bool RealTree::apply(const Op& op, ModelFs& m) const {
-  const UniqueFd dir = open_dir_walking(m.path_of(op.dir));
+void RealTree::undo() {
+  // Undo this input's names newest first: children before their directory, no readdir.
+  bool clean = true;
+  for (auto it = made_.rbegin(); it != made_.rend() && clean; ++it) {
+    const auto d = it->dir == scope_.gen ? gen_fd_.get() : gen_dirs_.count(it->dir) ? gen_dirs_.at(it->dir).get() : -1;
+    if (d >= 0 && it->depth >= 0) {
+      clean = ::renameat2(d, it->name.c_str(), stash_fd_.get(), it->chain.stash_name.c_str(), RENAME_NOREPLACE) == 0;
+      if (clean) free_chains_[it->depth].push_back(std::move(it->chain));
+    } else {
+      clean = d >= 0 && ::unlinkat(d, it->name.c_str(), it->is_dir ? AT_REMOVEDIR : 0) == 0;
+    }
+  }
+  made_.clear();
+  gen_dirs_.clear();
+  if (!clean) {
+    gen_fd_.reset();
+    remove_at(workspace_fd_.get(), kGen);
+    if (::mkdirat(workspace_fd_.get(), kGen, 0755) != 0) throw_errno("[path-tree] mkdir gen");
+    gen_fd_ = UniqueFd(::openat(workspace_fd_.get(), kGen, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (gen_fd_.get() < 0) throw_errno("[path-tree] open gen");
+    record_identity(workspace_fd_.get(), kGen, base_.node(scope_.gen));
+  }
+}
+
+int RealTree::dir_fd(const ModelFs& m, NodeId id) {
+  if (id == scope_.gen) return gen_fd_.get();
+  const bool base = static_cast<std::size_t>(id) < base_.size();
+  auto& cache = base ? base_dirs_ : gen_dirs_;
+  if (const auto it = cache.find(id); it != cache.end()) return it->second.get();
+  // Base directories by their absolute path once; gen's from their parent's descriptor.
+  UniqueFd fd = base ? open_dir_walking(m.path_of(id))
+                     : UniqueFd(::openat(dir_fd(m, m.node(id).parent), m.node(id).name.c_str(),
+                                         O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) throw_errno("[path-tree] open " + printable_path(m, id));
+  return cache.emplace(id, std::move(fd)).first->second.get();
+}
+
+bool RealTree::apply(const Op& op, ModelFs& m) {
+  const int dir = dir_fd(m, op.dir);
   const char* name = op.name.c_str();
   int rc = -1;
   switch (op.kind) {
-    case OpKind::kMkdir: rc = ::mkdirat(dir.get(), name, 0755); break;
+    case OpKind::kMkdir: rc = ::mkdirat(dir, name, 0755); break;
     case OpKind::kFile: {
-      UniqueFd f(::openat(dir.get(), name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
+      UniqueFd f(::openat(dir, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
       rc = f.get() >= 0 ? 0 : -1;
       break;
     }
-    case OpKind::kSymlink: rc = ::symlinkat(op.link.c_str(), dir.get(), name); break;
+    case OpKind::kSymlink: rc = ::symlinkat(op.link.c_str(), dir, name); break;
     case OpKind::kHardlink: {
       const Node& f = m.node(op.file);
-      const UniqueFd from = open_dir_walking(m.path_of(f.parent));
-      rc = ::linkat(from.get(), f.name.c_str(), dir.get(), name, 0);
+      rc = ::linkat(dir_fd(m, f.parent), f.name.c_str(), dir, name, 0);
       break;
     }
     case OpKind::kDeep: {
-      rc = ::mkdirat(dir.get(), name, 0755);
-      if (rc != 0) break;
-      NodeId id = m.child(op.dir, op.name);
-      record_identity(dir.get(), op.name, m.node(id));
-      UniqueFd cur(::openat(dir.get(), name, O_PATH | O_DIRECTORY | O_CLOEXEC));
-      for (int i = 0; i < op.depth && cur.get() >= 0; ++i) {
-        const std::string d = deep_name();
-        if (::mkdirat(cur.get(), d.c_str(), 0755) != 0) throw_errno("[path-tree] mkdir deep");
-        id = m.child(id, d);
-        record_identity(cur.get(), d, m.node(id));
-        cur.reset(::openat(cur.get(), d.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      // mkdir(2) of `name` and the chain below it, done once in the stash: the name fails
+      // exactly when mkdirat would (EEXIST; RENAME_NOREPLACE never replaces an empty directory).
+      Chain chain = take_chain(op.depth);
+      rc = ::renameat2(stash_fd_.get(), chain.stash_name.c_str(), dir, name, RENAME_NOREPLACE);
+      if (rc != 0) {
+        free_chains_[op.depth].push_back(std::move(chain));
+        break;
       }
+      NodeId id = m.child(op.dir, op.name);
+      for (std::size_t i = 0; i < chain.ids.size() && id != kNoNode; ++i) {
+        std::tie(m.node(id).dev, m.node(id).ino) = chain.ids[i];
+        id = i + 1 < chain.ids.size() ? m.child(id, deep_name()) : kNoNode;
+      }
+      made_.push_back({op.dir, op.name, true, op.depth, std::move(chain)});
       return true;
     }
   }
   if (rc != 0) return false;
+  made_.push_back({op.dir, op.name, op.kind == OpKind::kMkdir, -1, {}});
   const NodeId id = m.child(op.dir, op.name);
-  if (id != kNoNode && op.kind != OpKind::kHardlink) record_identity(dir.get(), op.name, m.node(id));
+  if (id != kNoNode && op.kind != OpKind::kHardlink) record_identity(dir, op.name, m.node(id));
   return true;
+}
+
+RealTree::Chain RealTree::take_chain(int depth) {
+  auto& free = free_chains_[depth];
+  if (!free.empty()) {
+    Chain c = std::move(free.back());
+    free.pop_back();
+    return c;
+  }
+  Chain c;
+  c.stash_name = "chain-" + std::to_string(chains_made_++);
+  if (::mkdirat(stash_fd_.get(), c.stash_name.c_str(), 0755) != 0) throw_errno("[path-tree] mkdir " + c.stash_name);
+  UniqueFd cur(::openat(stash_fd_.get(), c.stash_name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  const std::string d = deep_name();
+  for (int i = 0;; ++i) {
+    struct stat st {};
+    if (cur.get() < 0 || ::fstat(cur.get(), &st) != 0) throw_errno("[path-tree] open deep chain");
+    c.ids.emplace_back(st.st_dev, st.st_ino);
+    if (i == depth) break;
+    if (::mkdirat(cur.get(), d.c_str(), 0755) != 0) throw_errno("[path-tree] mkdir deep");
+    cur.reset(::openat(cur.get(), d.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  }
+  return c;
 }
 
 RealResolved RealTree::resolve(const Form& form) const {
   RealResolved r;
   // The cwd is the workspace for the duration (the model's cwd); restored after.
-  UniqueFd saved(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (::fchdir(workspace_fd_.get()) != 0) throw_errno("[path-tree] chdir workspace");
   UniqueFd cur;
   int at = form.start == Start::kFd ? form.fd : AT_FDCWD;
@@ -267,7 +339,7 @@ RealResolved RealTree::resolve(const Form& form) const {
       }
     }
   }
-  if (saved.get() >= 0 && ::fchdir(saved.get()) != 0) throw_errno("[path-tree] chdir back");
+  if (cwd_fd_.get() >= 0 && ::fchdir(cwd_fd_.get()) != 0) throw_errno("[path-tree] chdir back");
   return r;
 }
 

@@ -45,11 +45,16 @@ class RealTree {
 
   const TreeRoots& roots() const;
   Scope scope() const { return scope_; }
-  // Empties workspace/gen on disk and returns a fresh copy of the base model.
+  // Empties workspace/gen on disk and returns a fresh copy of the base model. Only
+  // what apply() made is removed, newest first (no readdir); anything else there
+  // (a failed removal) falls back to removing gen recursively and making it again.
   ModelFs reset();
+  // reset()'s removal alone: called at the end of each input too, so the input frees
+  // what it allocated (libFuzzer re-runs an input under LeakSanitizer when it does not).
+  void undo();
   // Applies `op` on disk; true on success. On success the model copy gets the
   // new nodes' identities (apply(model, op) must have run first).
-  bool apply(const Op& op, ModelFs& model) const;
+  bool apply(const Op& op, ModelFs& model);
   RealResolved resolve(const Form& form) const;
   // Base-tree label of an object by identity, "" when it is none of them.
   std::string label_of(std::uint64_t dev, std::uint64_t ino) const;
@@ -59,8 +64,35 @@ class RealTree {
   std::unique_ptr<AttemptTree> tree_;
   ModelFs base_;
   Scope scope_;
+  // Directory descriptor of model node `id` (O_PATH, walked by first names without
+  // following symlinks), opened once: base dirs for the process, gen's for the input.
+  int dir_fd(const ModelFs& m, NodeId id);
+
   std::vector<UniqueFd> fds_;  // the descriptors the model's /proc/self/fd/N name
   UniqueFd workspace_fd_;
+  UniqueFd gen_fd_;
+  UniqueFd cwd_fd_;            // the process's cwd, restored after each resolve()
+  std::map<NodeId, UniqueFd> base_dirs_;  // base-tree directories (ids below base_.size())
+  std::map<NodeId, UniqueFd> gen_dirs_;   // this input's directories under gen
+  // Deep chains (OpKind::kDeep, up to 26 levels past PATH_MAX) are built once in a stash
+  // beside the tree (outside every modelled name) and renamed into place: one
+  // renameat2(RENAME_NOREPLACE) per op instead of ~80 calls, and one to put them back.
+  struct Chain {
+    std::string stash_name;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ids;  // dev+inode: the top, then each level
+  };
+  Chain take_chain(int depth);
+  UniqueFd stash_fd_;
+  int chains_made_ = 0;
+  std::map<int, std::vector<Chain>> free_chains_;  // by depth
+  struct Made {
+    NodeId dir;
+    std::string name;
+    bool is_dir;
+    int depth = -1;  // >= 0: a stash chain, renamed back on reset()
+    Chain chain;
+  };
+  std::vector<Made> made_;     // this input's names under gen, in creation order
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> labels_;
 };
 
