@@ -72,6 +72,11 @@ Expectation expect_connect(const std::string& endpoint, NetworkMode mode, const 
     case NetworkMode::kFull: return {Expected::kAllowed, m};
     case NetworkMode::kLoopback:
       if (reach == "loopback") return {Expected::kAllowed, m + " admits the host's loopback"};
+      // The host's own LAN address is routed over lo (ip route show table local), but
+      // it is the address every other machine on that LAN uses too, and services bound
+      // there are not loopback services (catalog §3).
+      if (reach == "host-address")
+        return {Expected::kDenied, m + " admits 127.0.0.0/8 and ::1 only, not the host's own non-loopback address"};
       return {Expected::kDenied, m + " admits nothing but the host's loopback"};
     case NetworkMode::kNone: return {Expected::kDenied, m};
   }

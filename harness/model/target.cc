@@ -10,9 +10,9 @@
 namespace breakout {
 
 namespace {
-constexpr std::array<std::string_view, 10> kEndpoints = {
-    "tcp4-loopback", "udp4-loopback", "tcp6-loopback", "udp6-loopback", "tcp4-external",
-    "udp4-external", "unix-workspace", "unix-outside", "ssh-agent",      "abstract"};
+constexpr std::array<std::string_view, 12> kEndpoints = {
+    "tcp4-loopback", "udp4-loopback", "tcp6-loopback", "udp6-loopback", "tcp4-external", "udp4-external",
+    "tcp4-host",     "tcp6-host",     "unix-workspace", "unix-outside", "ssh-agent",     "abstract"};
 }
 
 bool is_known_override_form(const std::string& form) {
@@ -30,6 +30,7 @@ std::string endpoint_reach(const std::string& endpoint) {
   if (endpoint == "unix-outside" || endpoint == "ssh-agent") return "host-socket";
   if (endpoint == "abstract") return "abstract-socket";
   if (endpoint.ends_with("-external")) return "external";
+  if (endpoint.ends_with("-host")) return "host-address";
   return "loopback";
 }
 

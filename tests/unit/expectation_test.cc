@@ -56,6 +56,12 @@ TEST(Expectation, NetworkModes) {
   EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:udp6-loopback", lo), Expected::kAllowed);
   EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:tcp4-external", lo), Expected::kDenied);
   EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:tcp4-external", full), Expected::kAllowed);
+  // The host's own LAN address is not loopback, though the kernel routes it over lo.
+  for (const char* host : {"net:tcp4-host", "net:tcp6-host"}) {
+    EXPECT_EQ(exp(AttemptClass::kNetConnect, host, none), Expected::kDenied) << host;
+    EXPECT_EQ(exp(AttemptClass::kNetConnect, host, lo), Expected::kDenied) << host;
+    EXPECT_EQ(exp(AttemptClass::kNetConnect, host, full), Expected::kAllowed) << host;
+  }
 }
 
 TEST(Expectation, HostUnixSockets) {
