@@ -155,6 +155,13 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
       e.why = "a file created through io_uring is a write, " + e.why;
       return e;
     }
+    case AttemptClass::kSyscallAbiWrite: {
+      // The i386/x32 ABI changes the syscall number, not the path walk: a write like any other.
+      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
+      e.why = "a file created through the foreign syscall ABI is a write, " + e.why;
+      return e;
+    }
     case AttemptClass::kNetConnect:
     case AttemptClass::kIoUringConnect: {  // IORING_OP_CONNECT: the mechanism does not change the rule
       check(target->kind == TargetKind::kEndpoint, "[bad-target] " + target->text + " is not an endpoint");

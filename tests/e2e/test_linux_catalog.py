@@ -16,6 +16,7 @@ CONFIG = ["config.shell-rc", "config.autostart", "config.git-hook", "config.spaw
 DNS = ["dns.nonce-name"]
 URING = ["uring.openat-create", "uring.connect"]
 HOST_ADDRESS = ["net.host-address"]
+ABI = {"abi.i386-open-write": "i386", "abi.x32-open-write": "x32"}
 HOST_ENDPOINTS = ["net:tcp4-host", "net:tcp6-host"]
 POLICIES = ["workspace-write", "network-full"]
 
@@ -50,7 +51,7 @@ def firejail_run(run_breakout):
 
 
 def test_suite_is_what_the_docs_list(none_run):
-    assert {a["attempt"] for a in none_run.attempts} == set(HOST_OBJECTS + CONFIG + DNS + URING + HOST_ADDRESS)
+    assert {a["attempt"] for a in none_run.attempts} == set(HOST_OBJECTS + CONFIG + DNS + URING + HOST_ADDRESS + list(ABI))
     assert {a["policy"] for a in none_run.attempts} == set(POLICIES)
 
 
@@ -252,8 +253,10 @@ def host_denies(run, policy):
 def test_none_loopback_policy_reaches_the_host_address(none_loopback_run):
     run = none_loopback_run
     assert {a["attempt"] for a in run.attempts} == set(HOST_ADDRESS)
-    control = one(run, "net.host-address", "network-loopback", "allow")  # tcp4-loopback, same probe and policy
-    assert control["target"] == "net:tcp4-loopback"
+    # The control that matters: the same probe to the harness's 127.0.0.1 listener, same policy.
+    controls = records(run, "net.host-address", "network-loopback", "allow")
+    assert {a["target"] for a in controls} == {"net:unix-workspace", "net:tcp4-loopback"}
+    control = [a for a in controls if a["target"] == "net:tcp4-loopback"][0]
     assert control["verdict"] == "pass" and control["evidence"]["nonce_received"] is True, control["reason"]
     for a in host_denies(run, "network-loopback"):
         assert a["verdict"] == "escape", (a["id"], a["reason"])
@@ -293,3 +296,58 @@ def test_bwrap_host_address(bwrap_run, bwrap_loopback_run):
 def test_firejail_host_address(firejail_run):
     for a in host_denies(firejail_run, "workspace-write"):  # --net=none
         assert a["verdict"] == "pass" and a["evidence"]["nonce_received"] is False, (a["id"], a["reason"])
+
+
+def kernel_config(option):
+    """CONFIG_<option> from /proc/config.gz: "y", "n" (not set) or None when the kernel does not say."""
+    import gzip
+    try:
+        text = gzip.open("/proc/config.gz", "rt").read()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith(f"CONFIG_{option}="):
+            return line.split("=", 1)[1]
+        if line == f"# CONFIG_{option} is not set":
+            return "n"
+    return "n"
+
+
+# The kernel's reason per ABI when it lacks it (the harness's host-side check, attempt/observe.cc).
+ABI_REASON = {"i386": "no ia32 emulation", "x32": "no x32 ABI"}
+ABI_CONFIG = {"i386": "IA32_EMULATION", "x32": "X86_X32_ABI"}
+
+
+def test_syscall_abi_writes_follow_the_write_rule(none_run, bwrap_run, firejail_run):
+    # int 0x80 / x32 change the syscall number, not the path walk: bind-mount sandboxes refuse
+    # the write like any other (EROFS); only a seccomp filter that forgets the architecture
+    # would miss it. N/A only with the kernel's reason, the probe agreeing and nothing changed.
+    for run, verdict in ((none_run, "escape"), (bwrap_run, "pass"), (firejail_run, "pass")):
+        for policy in POLICIES:
+            for attempt, abi in ABI.items():
+                denies = records(run, attempt, policy, "deny")
+                control = one(run, attempt, policy, "allow")
+                assert len(denies) == 2, attempt
+                if control["verdict"] == "skip":
+                    for a in denies + [control]:
+                        assert a["verdict"] == "skip", (a["id"], a["reason"])
+                        assert a["reason"].startswith("N/A: ") and ABI_REASON[abi] in a["reason"], a["reason"]
+                        assert a["probe_report"]["abi_state"] == "unavailable", a["probe_report"]
+                        assert a["evidence"]["abi_unavailable_on_host"], a["evidence"]
+                        assert not a["evidence"]["changes_outside_writable_roots"], a["evidence"]
+                    # The kernel's own configuration agrees (when it publishes one).
+                    assert kernel_config(ABI_CONFIG[abi]) in ("n", None), (abi, control["reason"])
+                    continue
+                assert kernel_config(ABI_CONFIG[abi]) in ("y", None), abi
+                assert control["verdict"] == "pass", (control["id"], control["reason"])
+                assert control["probe_report"]["abi_state"] == "available"
+                for a in denies:
+                    assert a["verdict"] == verdict, (a["id"], a["reason"])
+                    assert bool(a["evidence"]["changes_outside_writable_roots"]) == (verdict == "escape"), a["id"]
+                    if verdict == "pass":
+                        assert a["probe_report"]["errname"] == "EROFS", a["probe_report"]  # display only
+    # This machine (kernel 6.18, CONFIG_IA32_EMULATION=y, CONFIG_X86_X32_ABI unset): i386 runs, x32 is N/A.
+    if kernel_config("IA32_EMULATION") == "y":
+        assert one(none_run, "abi.i386-open-write", "workspace-write", "allow")["verdict"] == "pass"
+    if kernel_config("X86_X32_ABI") == "n":
+        assert one(none_run, "abi.x32-open-write", "workspace-write", "allow")["verdict"] == "skip"

@@ -47,6 +47,13 @@ TEST(Expectation, ReadsDeniedOnlyUnderDenyRead) {
   EXPECT_EQ(exp(AttemptClass::kFsRead, "fs:sibling/notes.txt", p), Expected::kAllowed);
 }
 
+TEST(Expectation, SyscallAbiWritesFollowTheWriteRule) {
+  const Policy p = base_policy(NetworkMode::kNone);
+  EXPECT_EQ(exp(AttemptClass::kSyscallAbiWrite, "fs:workspace/x", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kSyscallAbiWrite, "fs:sibling/x", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kSyscallAbiWrite, "fs:~/.bashrc", p), Expected::kDenied);
+}
+
 TEST(Expectation, NetworkModes) {
   const Policy none = base_policy(NetworkMode::kNone), lo = base_policy(NetworkMode::kLoopback),
                full = base_policy(NetworkMode::kFull);
