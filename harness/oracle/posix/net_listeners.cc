@@ -250,6 +250,15 @@ class Engine {
 
 std::string errno_text(const std::string& step) { return step + ": " + std::strerror(errno); }
 
+// "bo<8 hex>h" / "bo<8 hex>n": the veth pair of an ExternalHost (platform/posix/netns.cc),
+// this run's or a concurrent one's; a real "bond0" is not one.
+bool is_external_host_veth(const char* name) {
+  if (name == nullptr || std::strlen(name) != 11 || std::strncmp(name, "bo", 2) != 0) return false;
+  for (int i = 2; i < 10; ++i)
+    if (!is_hex(name[i])) return false;
+  return name[10] == 'h' || name[10] == 'n';
+}
+
 // RAII for getifaddrs(3)'s list.
 struct IfAddrs {
   ifaddrs* list = nullptr;
@@ -266,8 +275,8 @@ struct IfAddrs {
 // getifaddrs(3) order, of an interface that is UP and not IFF_LOOPBACK. Left out:
 // 127/8 and ::1, link-local (169.254/16, fe80::/10: scoped, not reachable as a
 // plain address), multicast, and the harness's own external-host links
-// (198.18.0.0/15 on "bo*" veths, platform/posix/netns.cc), which exist only
-// while a run lasts. nullopt with *why when there is none.
+// (198.18.0.0/15 on "bo<8 hex>h" veths, platform/posix/netns.cc), which exist
+// only while a run lasts. nullopt with *why when there is none.
 std::optional<std::string> host_address(int family, std::string* why) {
   IfAddrs ifs;
   if (::getifaddrs(&ifs.list) != 0) {
@@ -277,7 +286,7 @@ std::optional<std::string> host_address(int family, std::string* why) {
   for (const ifaddrs* a = ifs.list; a != nullptr; a = a->ifa_next) {
     if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != family) continue;
     if ((a->ifa_flags & IFF_UP) == 0 || (a->ifa_flags & IFF_LOOPBACK) != 0) continue;
-    if (a->ifa_name != nullptr && std::strncmp(a->ifa_name, "bo", 2) == 0) continue;  // our veths
+    if (is_external_host_veth(a->ifa_name)) continue;
     char buf[INET6_ADDRSTRLEN] = {};
     if (family == AF_INET) {
       const std::uint32_t ip = ntohl(reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr.s_addr);
