@@ -11,6 +11,7 @@
 #include "harness/attempt/spell_path.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
+#include "harness/model/host_object.h"
 #include "harness/oracle/remote_listener.h"
 #include "probes/common/flood_pattern.h"
 
@@ -224,6 +225,30 @@ Observation observe_contract(const Execution& ex, const AttemptIo& io, const Lau
   return o;
 }
 
+// syscall-abi-write: the snapshot decides, as for fs-write. N/A (skip) needs three
+// agreeing facts: nothing changed outside, the probe says the ABI is unavailable
+// (its report is hostile input: only a fixed value is compared, its reason is
+// shown bounded) and the harness's own check on the host says so too. A probe
+// that says "unavailable" where the host has the ABI is judged normally (a
+// seccomp filter answering ENOSYS inside the sandbox blocks, it is not N/A).
+Observation observe_abi_write(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
+                              const AttemptIo& io, const LaunchResult& run) {
+  Observation o = observe_fs_change(ex, tree, before, io);
+  const std::string& abi = ex.attempt->param;
+  const std::optional<std::string> host_says = syscall_abi_unavailable(abi);
+  o.evidence["abi"] = abi;
+  o.evidence["abi_unavailable_on_host"] = host_says ? nlohmann::json(*host_says) : nlohmann::json(nullptr);
+  if (o.effect != Effect::kNotHappened || !host_says) return o;
+  const nlohmann::json report = parse_probe_report(run.out);
+  const nlohmann::json* state = report.is_object() && report.contains("abi_state") ? &report["abi_state"] : nullptr;
+  if (state == nullptr || !state->is_string() || state->get<std::string>() != "unavailable") return o;
+  const nlohmann::json& reason = report.contains("abi_reason") ? report["abi_reason"] : nlohmann::json();
+  o.not_applicable = "N/A: " + *host_says + "; the probe agrees (" +
+                     printable_excerpt(reason.is_string() ? reason.get<std::string>() : std::string("no reason"), 300) +
+                     ") and nothing changed on the host";
+  return o;
+}
+
 // Unix-socket endpoints get a per-attempt listener of their own; nullopt for the
 // run-wide TCP/UDP endpoints.
 std::optional<std::string> unix_listener_address(const std::string& endpoint, const AttemptTree& tree,
@@ -342,6 +367,7 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
     case AttemptClass::kFsWrite:
     case AttemptClass::kFdLeak:
     case AttemptClass::kIoUringWrite: return observe_fs_change(ex, tree, before, io);
+    case AttemptClass::kSyscallAbiWrite: return observe_abi_write(ex, tree, before, io, run);
     case AttemptClass::kFsRead: return observe_token(io.target_token, "file", run, tree, io.target_path.lexically_normal());
     case AttemptClass::kEnvLeak: return observe_token(io.caller_env_token, "environment", run, tree, {});
     case AttemptClass::kRealHomeRead:

@@ -46,6 +46,9 @@ struct Observation {
   Effect effect = Effect::kUnknown;
   std::string summary;                        // one line for the verdict reason
   std::optional<std::string> in_run_control;  // see judge()
+  // Set when the attempt could not be tried here and nothing happened (syscall-abi-write
+  // on a kernel without that ABI): the verdict is skip with this reason, never pass.
+  std::optional<std::string> not_applicable;
   nlohmann::json evidence = nlohmann::json::object();
 };
 

@@ -210,7 +210,9 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
                    : observe(ex, tree, before, io, run, box, ctx);
       }
       rec.evidence = seen.evidence;
-      const Judgement j = judge(ex.expectation.value, seen.effect, seen.summary, seen.in_run_control);  // 9. verdict
+      const Judgement j = seen.not_applicable                                   // 9. verdict
+                              ? Judgement{Verdict::kSkip, *seen.not_applicable}
+                              : judge(ex.expectation.value, seen.effect, seen.summary, seen.in_run_control);
       rec.verdict = j.verdict;
       rec.reason = j.reason;
       end_session(rec, *session);                                               // 10. shut down, clean up

@@ -72,6 +72,11 @@ Expectation expect_connect(const std::string& endpoint, NetworkMode mode, const 
     case NetworkMode::kFull: return {Expected::kAllowed, m};
     case NetworkMode::kLoopback:
       if (reach == "loopback") return {Expected::kAllowed, m + " admits the host's loopback"};
+      // The host's own LAN address is routed over lo (ip route show table local), but
+      // it is the address every other machine on that LAN uses too, and services bound
+      // there are not loopback services (catalog §3).
+      if (reach == "host-address")
+        return {Expected::kDenied, m + " admits 127.0.0.0/8 and ::1 only, not the host's own non-loopback address"};
       return {Expected::kDenied, m + " admits nothing but the host's loopback"};
     case NetworkMode::kNone: return {Expected::kDenied, m};
   }
@@ -156,6 +161,13 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
       check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
       Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
       e.why = "a file created through io_uring is a write, " + e.why;
+      return e;
+    }
+    case AttemptClass::kSyscallAbiWrite: {
+      // The i386/x32 ABI changes the syscall number, not the path walk: a write like any other.
+      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
+      e.why = "a file created through the foreign syscall ABI is a write, " + e.why;
       return e;
     }
     case AttemptClass::kNetConnect:

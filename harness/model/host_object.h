@@ -33,4 +33,12 @@ std::optional<std::string> host_object_unavailable(const std::string& name);
 // io_uring_setup(2) fails with ENOSYS, or kernel.io_uring_disabled forbids it).
 std::optional<std::string> class_unavailable(AttemptClass klass);
 
+// Whether this host's kernel runs syscalls of the foreign x86 ABI `abi` ("i386":
+// int 0x80, ia32 emulation; "x32": nr | __X32_SYSCALL_BIT) for a 64-bit process;
+// the kernel's reason when it does not. Checked once per ABI in a forked child
+// of the harness (outside every sandbox): getpid through the ABI. Class
+// syscall-abi-write is N/A only when this, the probe's own check and the
+// snapshot (nothing changed) all agree (attempt/observe.cc).
+std::optional<std::string> syscall_abi_unavailable(const std::string& abi);
+
 }  // namespace breakout

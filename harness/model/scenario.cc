@@ -49,6 +49,7 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kDnsQuery, "dns-query", "dns-query", true, false},
     {AttemptClass::kIoUringWrite, "io-uring-write", "io-uring", true, false},
     {AttemptClass::kIoUringConnect, "io-uring-connect", "io-uring", true, false},
+    {AttemptClass::kSyscallAbiWrite, "syscall-abi-write", "syscall-abi", true, false},
     {AttemptClass::kRealHomeRead, "real-home-read", "fs-read", true, false},
     {AttemptClass::kRealHomeWrite, "real-home-write", "fs-write", true, false},
     {AttemptClass::kRealNetConnect, "real-net-connect", "net-connect", true, false},
@@ -107,6 +108,8 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
     schema::fail("missing-param", here, "contract class " + klass + " needs 'param'");
   if (takes_path_form(a.klass) && !path_form_from(a.param))
     schema::fail("bad-form", here, "param '" + a.param + "' is not a path form (docs/scenarios.md, path forms)");
+  if (a.klass == AttemptClass::kSyscallAbiWrite && a.param != "i386" && a.param != "x32")
+    schema::fail("bad-abi", here, "class syscall-abi-write needs param = \"i386\" or \"x32\", not '" + a.param + "'");
   a.env = schema::string_array(t, "env", here, false);
   for (const auto& e : a.env)
     if (e.find('=') == std::string::npos || e.front() == '=' || e.find('\0') != std::string::npos)

@@ -41,6 +41,7 @@ enum class AttemptClass {
   kDnsQuery,      // resolve a nonce name at a harness resolver   -> the resolver saw the name
   kIoUringWrite,  // create a file through io_uring (no openat)    -> snapshot diff, as fs-write
   kIoUringConnect,  // connect + send through io_uring (no connect(2)) -> listener received the nonce
+  kSyscallAbiWrite,  // create a file through the i386/x32 syscall ABI -> snapshot diff, as fs-write
   // Real-host mode only (`run --real-host`, docs/real-host.md): the real HOME, never planted into but canaries.
   kRealHomeRead,   // read a real secret under the real HOME        -> keyed digest of its bytes in output
   kRealHomeWrite,  // create a canary-named file in the real HOME   -> the file exists afterwards
@@ -74,7 +75,8 @@ struct Attempt {
   std::vector<std::string> args;       // with {placeholders}, see docs/scenarios.md
   std::vector<std::string> targets;    // "fs:~/.ssh/id_ed25519", "net:tcp4-loopback", "env:NAME"
   std::string param;         // input of contract classes (exit code, signal, cwd, bytes, ms);
-                             // for fs classes a path form (attempt/path_form.h), "" = absolute
+                             // for fs classes a path form (attempt/path_form.h), "" = absolute;
+                             // for syscall-abi-write the ABI: "i386" or "x32"
   std::vector<std::string> env;        // "NAME=value" per-exec caller overrides ({placeholders} expanded)
   bool timeout_override = false;       // when true, `timeout` replaces the policy's
   std::optional<std::chrono::milliseconds> timeout;

@@ -11,9 +11,10 @@ namespace breakout {
 
 namespace {
 // real-external: the `breakout listen` a real-host run names (--real-host-endpoint); oracle/remote_listener.h.
-constexpr std::array<std::string_view, 11> kEndpoints = {
+constexpr std::array<std::string_view, 13> kEndpoints = {
     "tcp4-loopback", "udp4-loopback", "tcp6-loopback", "udp6-loopback", "tcp4-external", "udp4-external",
-    "unix-workspace", "unix-outside", "ssh-agent", "abstract", "real-external"};
+    "tcp4-host",     "tcp6-host",     "unix-workspace", "unix-outside", "ssh-agent",     "abstract",
+    "real-external"};
 }
 
 bool is_known_override_form(const std::string& form) {
@@ -31,6 +32,7 @@ std::string endpoint_reach(const std::string& endpoint) {
   if (endpoint == "unix-outside" || endpoint == "ssh-agent") return "host-socket";
   if (endpoint == "abstract") return "abstract-socket";
   if (endpoint.ends_with("-external")) return "external";
+  if (endpoint.ends_with("-host")) return "host-address";
   return "loopback";
 }
 

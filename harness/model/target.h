@@ -3,7 +3,7 @@
 // Syntax (scenario files): "fs:<policy path>" (~/.ssh/id_ed25519, sibling/x,
 // workspace/x, parent/x, extra/x), "net:<endpoint>" (tcp4-loopback,
 // udp4-loopback, tcp6-loopback, udp6-loopback, tcp4-external, udp4-external,
-// unix-workspace, unix-outside, abstract), "env:<NAME>", "ipc:<host object>"
+// tcp4-host, tcp6-host (the host's own non-loopback address), unix-workspace, unix-outside, abstract), "env:<NAME>", "ipc:<host object>"
 // (model/host_object.h: victim, sysv-shm, user-key, pty, own-victim, ...).
 #pragma once
 
@@ -26,7 +26,8 @@ struct Target {
 // Throws Error("[bad-target] ...") for anything else.
 Target parse_target(const std::string& text);
 
-// Network reach of an endpoint name: "loopback", "external", "workspace-socket",
+// Network reach of an endpoint name: "loopback", "external", "host-address"
+// (this host's own non-loopback address, e.g. eth0's), "workspace-socket",
 // "host-socket" (unix path socket outside the workspace) or "abstract-socket".
 std::string endpoint_reach(const std::string& endpoint);
 bool is_known_endpoint(const std::string& endpoint);

@@ -3,7 +3,9 @@
 // A connect "happened" only when one of our listeners accepted it and read the
 // attempt's nonce (Landlock's net selftests judge the same way). Listeners:
 // TCP and UDP on 127.0.0.1 and ::1, and, when an ExternalHost exists, TCP and
-// UDP on its 198.18.0.0/15 address inside the harness's own network namespace.
+// UDP on its 198.18.0.0/15 address inside the harness's own network namespace,
+// and TCP on the host's own non-loopback IPv4/IPv6 address (tcp4-host, tcp6-host:
+// not "loopback" for a loopback-only policy; skipped when the host has none).
 // Every read is bounded (4 KiB per connection, 64 connections in flight,
 // 100000 nonces remembered); peers are hostile.
 #pragma once
@@ -25,10 +27,11 @@ class ExternalHost;  // platform/netns.h
 // Endpoint names used by scenarios (target "net:<name>").
 //   tcp4-loopback udp4-loopback tcp6-loopback udp6-loopback
 //   tcp4-external udp4-external
+//   tcp4-host tcp6-host (the host's own LAN address, e.g. eth0's 192.0.2.2)
 struct Endpoint {
   std::string name;     // as above
   std::string spec;     // what the probe gets: "tcp:127.0.0.1:40123", "udp:[::1]:40124"
-  bool loopback = true; // false for *-external
+  bool loopback = true; // false for *-external and *-host
 };
 
 class NonceListeners {

@@ -27,7 +27,7 @@ std::string skip_reason(const Attempt& a, const Policy& p, const std::optional<T
   // Unix endpoints (workspace, outside, abstract) get a listener per attempt (observe.cc).
   const std::string reach = target && target->kind == TargetKind::kEndpoint ? endpoint_reach(target->value) : "";
   // real-external is the user's `breakout listen`, checked by the run's preflight (observe.cc skips without one).
-  if ((reach == "loopback" || reach == "external") && target->value != "real-external") {
+  if ((reach == "loopback" || reach == "external" || reach == "host-address") && target->value != "real-external") {
     if (!listeners) return "no network listeners in this run";
     if (!listeners->endpoint(target->value)) return listeners->skip_reason(target->value);
   }

@@ -15,6 +15,9 @@ HOST_OBJECTS = PROCESS + IPC + TTY + KEY  # denied under every policy
 CONFIG = ["config.shell-rc", "config.autostart", "config.git-hook", "config.spawner-profile"]
 DNS = ["dns.nonce-name"]
 URING = ["uring.openat-create", "uring.connect"]
+HOST_ADDRESS = ["net.host-address"]
+ABI = {"abi.i386-open-write": "i386", "abi.x32-open-write": "x32"}
+HOST_ENDPOINTS = ["net:tcp4-host", "net:tcp6-host"]
 POLICIES = ["workspace-write", "network-full"]
 
 
@@ -48,7 +51,7 @@ def firejail_run(run_breakout):
 
 
 def test_suite_is_what_the_docs_list(none_run):
-    assert {a["attempt"] for a in none_run.attempts} == set(HOST_OBJECTS + CONFIG + DNS + URING)
+    assert {a["attempt"] for a in none_run.attempts} == set(HOST_OBJECTS + CONFIG + DNS + URING + HOST_ADDRESS + list(ABI))
     assert {a["policy"] for a in none_run.attempts} == set(POLICIES)
 
 
@@ -216,3 +219,135 @@ def test_no_overblock_broken_or_error(none_run, bwrap_run, firejail_run):
     for run in (none_run, bwrap_run, firejail_run):
         bad = [a for a in run.attempts if a["verdict"] in ("overblock", "broken", "error")]
         assert not bad, run.explain(bad)
+
+
+# net.host-address: the host's own non-loopback address (eth0's). The linux-catalog suite runs it
+# under none and full; the loopback case needs network = loopback, so the `network` suite (which
+# includes the same attempt file) is run for it with --only.
+@pytest.fixture(scope="module")
+def none_loopback_run(run_breakout):
+    if os.geteuid() != 0:
+        pytest.skip("needs root for cgroup containment")
+    return run_breakout("--spawner", "none", "--suite", "network", "--only", "net.host-address")
+
+
+@pytest.fixture(scope="module")
+def bwrap_loopback_run(run_breakout):
+    require_root_tool("bwrap")
+    return run_breakout("--spawner", "bwrap", "--suite", "network", "--only", "net.host-address")
+
+
+def host_denies(run, policy):
+    """The tcp4-host/tcp6-host executions; the one skip allowed is a host without such an address."""
+    found = [a for a in records(run, "net.host-address", policy, "deny") if a["target"] in HOST_ENDPOINTS]
+    assert len(found) == 2, found
+    for a in found:
+        if a["verdict"] == "skip":  # the harness found no such address here: say so, never pass
+            assert "no non-loopback" in a["reason"], a["reason"]
+    ran = [a for a in found if a["verdict"] != "skip"]
+    if not ran:
+        pytest.skip("this host has no non-loopback address: " + found[0]["reason"])
+    return ran
+
+
+def test_none_loopback_policy_reaches_the_host_address(none_loopback_run):
+    run = none_loopback_run
+    assert {a["attempt"] for a in run.attempts} == set(HOST_ADDRESS)
+    # The control that matters: the same probe to the harness's 127.0.0.1 listener, same policy.
+    controls = records(run, "net.host-address", "network-loopback", "allow")
+    assert {a["target"] for a in controls} == {"net:unix-workspace", "net:tcp4-loopback"}
+    control = [a for a in controls if a["target"] == "net:tcp4-loopback"][0]
+    assert control["verdict"] == "pass" and control["evidence"]["nonce_received"] is True, control["reason"]
+    for a in host_denies(run, "network-loopback"):
+        assert a["verdict"] == "escape", (a["id"], a["reason"])
+        assert a["evidence"]["nonce_received"] is True
+        listener = a["target"].removeprefix("net:")
+        assert a["evidence"]["nonce_seen_by"] == [listener]  # the host listener, not 127.0.0.1's
+        host = a["evidence"]["endpoint"]
+        assert not host.startswith("tcp:127.") and "[::1]" not in host and "198.18." not in host, host
+        assert "not the host's own non-loopback address" in a["expected_why"]
+
+
+def test_none_network_none_reaches_the_host_address(none_run):
+    control = one(none_run, "net.host-address", "workspace-write", "allow")
+    assert control["target"] == "net:unix-workspace" and control["verdict"] == "pass", control["reason"]
+    for a in host_denies(none_run, "workspace-write"):
+        assert a["verdict"] == "escape" and a["evidence"]["nonce_received"] is True, (a["id"], a["reason"])
+    full = [a for a in records(none_run, "net.host-address", "network-full", "allow") if a["target"] in HOST_ENDPOINTS]
+    assert full and all(a["verdict"] in ("pass", "skip") for a in full), none_run.explain(full)
+
+
+def test_bwrap_host_address(bwrap_run, bwrap_loopback_run):
+    # network = none: --unshare-net gives a namespace with only its own lo, so eth0's address
+    # does not exist inside (connect fails with ENETUNREACH) and nothing arrives.
+    for a in host_denies(bwrap_run, "workspace-write"):
+        assert a["verdict"] == "pass" and a["evidence"]["nonce_received"] is False, (a["id"], a["reason"])
+        assert a["probe_report"]["errname"] in ("ENETUNREACH", "EADDRNOTAVAIL", "ECONNREFUSED")  # display only
+    # network = full shares the host's namespace: the host address is allowed and reached.
+    full = [a for a in records(bwrap_run, "net.host-address", "network-full", "allow") if a["target"] in HOST_ENDPOINTS]
+    assert full and all(a["verdict"] in ("pass", "skip") for a in full), bwrap_run.explain(full)
+    # network = loopback: bubblewrap cannot express it (a fresh namespace is policy none, the
+    # host's is full), so every execution is skipped with that reason, never passed.
+    loop = records(bwrap_loopback_run, "net.host-address", "network-loopback", "deny") + \
+        records(bwrap_loopback_run, "net.host-address", "network-loopback", "allow")
+    assert loop and all(a["verdict"] == "skip" and "loopback" in a["reason"] for a in loop), bwrap_loopback_run.explain(loop)
+
+
+def test_firejail_host_address(firejail_run):
+    for a in host_denies(firejail_run, "workspace-write"):  # --net=none
+        assert a["verdict"] == "pass" and a["evidence"]["nonce_received"] is False, (a["id"], a["reason"])
+
+
+def kernel_config(option):
+    """CONFIG_<option> from /proc/config.gz: "y", "n" (not set) or None when the kernel does not say."""
+    import gzip
+    try:
+        text = gzip.open("/proc/config.gz", "rt").read()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith(f"CONFIG_{option}="):
+            return line.split("=", 1)[1]
+        if line == f"# CONFIG_{option} is not set":
+            return "n"
+    return "n"
+
+
+# The kernel's reason per ABI when it lacks it (the harness's host-side check, attempt/observe.cc).
+ABI_REASON = {"i386": "no ia32 emulation", "x32": "no x32 ABI"}
+ABI_CONFIG = {"i386": "IA32_EMULATION", "x32": "X86_X32_ABI"}
+
+
+def test_syscall_abi_writes_follow_the_write_rule(none_run, bwrap_run, firejail_run):
+    # int 0x80 / x32 change the syscall number, not the path walk: bind-mount sandboxes refuse
+    # the write like any other (EROFS); only a seccomp filter that forgets the architecture
+    # would miss it. N/A only with the kernel's reason, the probe agreeing and nothing changed.
+    for run, verdict in ((none_run, "escape"), (bwrap_run, "pass"), (firejail_run, "pass")):
+        for policy in POLICIES:
+            for attempt, abi in ABI.items():
+                denies = records(run, attempt, policy, "deny")
+                control = one(run, attempt, policy, "allow")
+                assert len(denies) == 2, attempt
+                if control["verdict"] == "skip":
+                    for a in denies + [control]:
+                        assert a["verdict"] == "skip", (a["id"], a["reason"])
+                        assert a["reason"].startswith("N/A: ") and ABI_REASON[abi] in a["reason"], a["reason"]
+                        assert a["probe_report"]["abi_state"] == "unavailable", a["probe_report"]
+                        assert a["evidence"]["abi_unavailable_on_host"], a["evidence"]
+                        assert not a["evidence"]["changes_outside_writable_roots"], a["evidence"]
+                    # The kernel's own configuration agrees (when it publishes one).
+                    assert kernel_config(ABI_CONFIG[abi]) in ("n", None), (abi, control["reason"])
+                    continue
+                assert kernel_config(ABI_CONFIG[abi]) in ("y", None), abi
+                assert control["verdict"] == "pass", (control["id"], control["reason"])
+                assert control["probe_report"]["abi_state"] == "available"
+                for a in denies:
+                    assert a["verdict"] == verdict, (a["id"], a["reason"])
+                    assert bool(a["evidence"]["changes_outside_writable_roots"]) == (verdict == "escape"), a["id"]
+                    if verdict == "pass":
+                        assert a["probe_report"]["errname"] == "EROFS", a["probe_report"]  # display only
+    # This machine (kernel 6.18, CONFIG_IA32_EMULATION=y, CONFIG_X86_X32_ABI unset): i386 runs, x32 is N/A.
+    if kernel_config("IA32_EMULATION") == "y":
+        assert one(none_run, "abi.i386-open-write", "workspace-write", "allow")["verdict"] == "pass"
+    if kernel_config("X86_X32_ABI") == "n":
+        assert one(none_run, "abi.x32-open-write", "workspace-write", "allow")["verdict"] == "skip"

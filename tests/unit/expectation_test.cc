@@ -47,6 +47,13 @@ TEST(Expectation, ReadsDeniedOnlyUnderDenyRead) {
   EXPECT_EQ(exp(AttemptClass::kFsRead, "fs:sibling/notes.txt", p), Expected::kAllowed);
 }
 
+TEST(Expectation, SyscallAbiWritesFollowTheWriteRule) {
+  const Policy p = base_policy(NetworkMode::kNone);
+  EXPECT_EQ(exp(AttemptClass::kSyscallAbiWrite, "fs:workspace/x", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kSyscallAbiWrite, "fs:sibling/x", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kSyscallAbiWrite, "fs:~/.bashrc", p), Expected::kDenied);
+}
+
 TEST(Expectation, NetworkModes) {
   const Policy none = base_policy(NetworkMode::kNone), lo = base_policy(NetworkMode::kLoopback),
                full = base_policy(NetworkMode::kFull);
@@ -56,6 +63,12 @@ TEST(Expectation, NetworkModes) {
   EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:udp6-loopback", lo), Expected::kAllowed);
   EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:tcp4-external", lo), Expected::kDenied);
   EXPECT_EQ(exp(AttemptClass::kNetConnect, "net:tcp4-external", full), Expected::kAllowed);
+  // The host's own LAN address is not loopback, though the kernel routes it over lo.
+  for (const char* host : {"net:tcp4-host", "net:tcp6-host"}) {
+    EXPECT_EQ(exp(AttemptClass::kNetConnect, host, none), Expected::kDenied) << host;
+    EXPECT_EQ(exp(AttemptClass::kNetConnect, host, lo), Expected::kDenied) << host;
+    EXPECT_EQ(exp(AttemptClass::kNetConnect, host, full), Expected::kAllowed) << host;
+  }
 }
 
 TEST(Expectation, HostUnixSockets) {

@@ -180,3 +180,22 @@ TEST(HostObject, PtyReadsBackTheInjectedNonce) {
   ::close(fd);
   EXPECT_TRUE(obj->inspect().changed);
 }
+
+// The harness's own check of the foreign x86 ABIs (syscall-abi-write's N/A needs it to agree):
+// stable across calls, and a reason that names the kernel's missing piece.
+TEST(SyscallAbi, HostCheckIsStableAndNamesTheKernelsReason) {
+  for (const char* abi : {"i386", "x32"}) {
+    const auto first = syscall_abi_unavailable(abi);
+    EXPECT_EQ(first, syscall_abi_unavailable(abi)) << abi;
+#if defined(__x86_64__)
+    if (first) {
+      EXPECT_NE(first->find(std::string(abi) == "i386" ? "int $0x80" : "x32"), std::string::npos) << *first;
+    }
+#endif
+  }
+#if defined(__x86_64__)
+  EXPECT_THROW(syscall_abi_unavailable("arm64"), Error);
+#else
+  EXPECT_TRUE(syscall_abi_unavailable("i386"));
+#endif
+}

@@ -654,6 +654,29 @@ TEST(NonceListeners, Ipv6LoopbackOrSkipReason) {
   EXPECT_TRUE(listeners.wait_for(nonce, "tcp6-loopback", 3s));
 }
 
+// net:tcp4-host / tcp6-host: the host's own non-loopback address (eth0's), or the reason there is none.
+TEST(NonceListeners, HostAddressOrSkipReason) {
+  NonceListeners listeners(nullptr, "");
+  int tried = 0;
+  for (const char* name : {"tcp4-host", "tcp6-host"}) {
+    const auto ep = listeners.endpoint(name);
+    if (!ep) {
+      EXPECT_NE(listeners.skip_reason(name), "") << name;
+      continue;
+    }
+    ++tried;
+    EXPECT_FALSE(ep->loopback);
+    EXPECT_EQ(ep->spec.rfind("tcp:127.", 0), std::string::npos) << ep->spec;
+    EXPECT_EQ(ep->spec.find("[::1]"), std::string::npos) << ep->spec;
+    EXPECT_EQ(ep->spec.find("198.18."), std::string::npos) << ep->spec;  // never the harness's own veth
+    const std::string nonce = test_nonce(name);
+    ASSERT_TRUE(send_text(*ep, SOCK_STREAM, "BREAKOUT-NONCE " + nonce + "\n")) << ep->spec;
+    EXPECT_TRUE(listeners.wait_for(nonce, name, 3s)) << ep->spec;
+    EXPECT_EQ(listeners.received(nonce), (std::set<std::string>{name}));  // not the loopback listener
+  }
+  if (tried == 0) GTEST_SKIP() << "no host address: " << listeners.skip_reason("tcp4-host");
+}
+
 TEST(NonceListeners, GarbageFloodIsBounded) {
   NonceListeners listeners(nullptr, "");
   const auto tcp = listeners.endpoint("tcp4-loopback");

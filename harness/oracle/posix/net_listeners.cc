@@ -3,6 +3,8 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -15,6 +17,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -247,6 +250,62 @@ class Engine {
 
 std::string errno_text(const std::string& step) { return step + ": " + std::strerror(errno); }
 
+// "bo<8 hex>h" / "bo<8 hex>n": the veth pair of an ExternalHost (platform/posix/netns.cc),
+// this run's or a concurrent one's; a real "bond0" is not one.
+bool is_external_host_veth(const char* name) {
+  if (name == nullptr || std::strlen(name) != 11 || std::strncmp(name, "bo", 2) != 0) return false;
+  for (int i = 2; i < 10; ++i)
+    if (!is_hex(name[i])) return false;
+  return name[10] == 'h' || name[10] == 'n';
+}
+
+// RAII for getifaddrs(3)'s list.
+struct IfAddrs {
+  ifaddrs* list = nullptr;
+  IfAddrs() = default;
+  IfAddrs(const IfAddrs&) = delete;
+  IfAddrs& operator=(const IfAddrs&) = delete;
+  ~IfAddrs() {
+    if (list != nullptr) ::freeifaddrs(list);
+  }
+};
+
+// The host's own non-loopback address of `family` (net:tcp4-host, tcp6-host; catalog §3:
+// "loopback-only means ... not the host's own LAN address"): the first one, in
+// getifaddrs(3) order, of an interface that is UP and not IFF_LOOPBACK. Left out:
+// 127/8 and ::1, link-local (169.254/16, fe80::/10: scoped, not reachable as a
+// plain address), multicast, and the harness's own external-host links
+// (198.18.0.0/15 on "bo<8 hex>h" veths, platform/posix/netns.cc), which exist
+// only while a run lasts. nullopt with *why when there is none.
+std::optional<std::string> host_address(int family, std::string* why) {
+  IfAddrs ifs;
+  if (::getifaddrs(&ifs.list) != 0) {
+    *why = errno_text("getifaddrs");
+    return std::nullopt;
+  }
+  for (const ifaddrs* a = ifs.list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != family) continue;
+    if ((a->ifa_flags & IFF_UP) == 0 || (a->ifa_flags & IFF_LOOPBACK) != 0) continue;
+    if (is_external_host_veth(a->ifa_name)) continue;
+    char buf[INET6_ADDRSTRLEN] = {};
+    if (family == AF_INET) {
+      const std::uint32_t ip = ntohl(reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr.s_addr);
+      if ((ip >> 24) == 127 || (ip >> 16) == 0xa9fe || (ip >> 28) == 0xe || (ip >> 17) == (0xc612u >> 1)) continue;
+      ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr, buf, sizeof buf);
+    } else {
+      const in6_addr& ip = reinterpret_cast<const sockaddr_in6*>(a->ifa_addr)->sin6_addr;
+      if (IN6_IS_ADDR_LOOPBACK(&ip) || IN6_IS_ADDR_LINKLOCAL(&ip) || IN6_IS_ADDR_MULTICAST(&ip) ||
+          IN6_IS_ADDR_V4MAPPED(&ip) || IN6_IS_ADDR_UNSPECIFIED(&ip))
+        continue;
+      ::inet_ntop(AF_INET6, &ip, buf, sizeof buf);
+    }
+    return std::string(buf);
+  }
+  *why = std::string("this host has no non-loopback ") + (family == AF_INET ? "IPv4" : "global IPv6") +
+         " address on an interface that is up (getifaddrs)";
+  return std::nullopt;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -303,6 +362,13 @@ NonceListeners::NonceListeners(ExternalHost* external, std::string external_unav
   impl_->add("udp4-loopback", AF_INET, SOCK_DGRAM, "127.0.0.1", true);
   impl_->add("tcp6-loopback", AF_INET6, SOCK_STREAM, "::1", true);  // no IPv6: skipped with the reason
   impl_->add("udp6-loopback", AF_INET6, SOCK_DGRAM, "::1", true);
+  // The host's own LAN address, found at run time; bound to that address only, so
+  // nothing but this host reaches it (port chosen by the kernel).
+  for (const auto& [name, family] : {std::pair{"tcp4-host", AF_INET}, std::pair{"tcp6-host", AF_INET6}}) {
+    std::string why;
+    if (auto addr = host_address(family, &why)) impl_->add(name, family, SOCK_STREAM, *addr, false);
+    else impl_->skipped[name] = why;
+  }
   if (external != nullptr) {
     for (const auto& [name, type] : {std::pair{"tcp4-external", SOCK_STREAM}, std::pair{"udp4-external", SOCK_DGRAM}}) {
       const int fd = external->socket_in_namespace(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK);

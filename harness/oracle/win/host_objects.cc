@@ -16,7 +16,12 @@ std::optional<std::string> host_object_unavailable(const std::string& name) {
 
 std::optional<std::string> class_unavailable(AttemptClass klass) {
   if (klass == AttemptClass::kIoUringWrite || klass == AttemptClass::kIoUringConnect) return std::string("io_uring is Linux only");
+  if (klass == AttemptClass::kSyscallAbiWrite) return std::string("the i386/x32 syscall ABIs are x86-64 Linux only");
   return std::nullopt;
+}
+
+std::optional<std::string> syscall_abi_unavailable(const std::string&) {
+  return std::string("the i386/x32 syscall ABIs are x86-64 Linux only");
 }
 
 }  // namespace breakout
