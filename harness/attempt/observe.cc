@@ -32,8 +32,9 @@ std::string read_prefix(const fs::path& p, std::size_t limit) {
   return data;
 }
 
-fs::path relative_to_tree(const fs::path& p, const AttemptTree& tree) {
-  return p.lexically_relative(tree.roots().tree);
+// '/'-separated on every platform, like the snapshot's keys (fs_snapshot.h).
+std::string relative_to_tree(const fs::path& p, const AttemptTree& tree) {
+  return p.lexically_relative(tree.roots().tree).generic_string();
 }
 
 bool is_under(const std::string& rel, const std::string& root_rel) {
@@ -55,7 +56,7 @@ std::vector<std::string> find_token(const std::string& token, const LaunchResult
     if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
     if (it->path().lexically_normal() == own_file) continue;
     if (read_prefix(it->path(), kScanLimit).find(token) != std::string::npos)
-      where.push_back("file " + printable_excerpt(relative_to_tree(it->path(), tree).string(), 256));
+      where.push_back("file " + printable_excerpt(relative_to_tree(it->path(), tree), 256));
     if (where.size() > 16) break;
   }
   return where;
@@ -68,8 +69,8 @@ Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, cons
   const auto changes = diff_snapshots(before, after);
   const ResolvedPolicy policy = resolve(*ex.policy, tree.roots());
   std::vector<std::string> writable_rel;
-  for (const auto& w : policy.writable) writable_rel.push_back(relative_to_tree(w, tree).string());
-  const std::string target_rel = relative_to_tree(io.target_path, tree).string();
+  for (const auto& w : policy.writable) writable_rel.push_back(relative_to_tree(w, tree));
+  const std::string target_rel = relative_to_tree(io.target_path, tree);
 
   nlohmann::json outside = nlohmann::json::array(), at_target = nlohmann::json::array();
   for (const auto& c : changes) {

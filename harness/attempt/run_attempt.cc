@@ -9,6 +9,7 @@
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
+#include "harness/platform/os.h"
 #include "harness/spawner/spawner.h"
 
 namespace breakout {
@@ -42,11 +43,9 @@ std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree
 // a fake HOME, and host secrets a policy must not pass on (canaries).
 std::map<std::string, std::string> caller_env(const Execution& ex, const AttemptTree& tree, const std::string& nonce,
                                               std::map<std::string, std::string>* tokens) {
-  std::map<std::string, std::string> env = {
-      {"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
-      {"HOME", tree.roots().home.string()},
-      {"LANG", "C.UTF-8"},
-      {"BREAKOUT_NONCE", nonce}};
+  std::map<std::string, std::string> env = caller_base_env(tree.roots().home);  // PATH, HOME (USERPROFILE)
+  env["LANG"] = "C.UTF-8";
+  env["BREAKOUT_NONCE"] = nonce;
   for (const char* name : {"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "BREAKOUT_INHERITED"}) {
     const std::string token = std::string(kCanaryPrefix) + random_hex(16);
     env[name] = token;

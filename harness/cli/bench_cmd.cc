@@ -346,7 +346,7 @@ std::optional<int> diff_bench_runs(const std::vector<std::string>& runs, const s
 }
 
 void add_bench_to_report(ReportInput& in, const std::string& spec, const HistoryOptions& history) {
-  const std::string& spawner = in.results.info.spawner;
+  [[maybe_unused]] const std::string& spawner = in.results.info.spawner;  // used only with the history (not in the mingw build)
   if (!spec.empty()) {
     auto doc = find_bench_run(spec, history);
     if (!doc) throw Error("report --bench: '" + spec + "' is neither a breakout.bench/1 file nor a bench run id in the history");

@@ -152,7 +152,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   if (auto why = run_unsupported_reason()) throw Error("breakout run: " + *why);
   install_interrupt_flag(&g_interrupted);
   const std::optional<Shard> shard = o.shard.empty() ? std::nullopt : std::optional<Shard>(parse_shard(o.shard));
-  const std::string suite_arg = !o.suite.empty() ? o.suite : o.real_host ? "real-host" : "default";
+  const std::string suite_arg = !o.suite.empty() ? o.suite : o.real_host ? "real-host" : default_suite_name();
   const Suite suite = load_suite(suite_arg, paths.scenarios);
   const std::unique_ptr<RealHomeRun> real_home = o.real_host ? prepare_real_host(suite) : nullptr;  // restores HOME's mtime last
   const std::optional<RemoteNonceListener> remote = real_host_endpoint(o);
@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
   app.add_option("--spawners", paths.spawners, "directory with spawner profiles (*.toml)")->capture_default_str();
   app.add_option("--probes", paths.probes, "directory with the breakout-probe-* binaries")->capture_default_str();
 
-  std::string list_suite = "default";
+  std::string list_suite = default_suite_name();
   CLI::App* list = app.add_subcommand("list", "list suites, scenarios, probes and spawners");
   list->add_option("--suite", list_suite, "suite whose scenarios to list")->capture_default_str();
 
@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--driver", ro.driver,
                   "a driver command (protocol v1, docs/drivers.md), e.g. 'python3 my_driver.py'; replaces --spawner");
-  run->add_option("--suite", ro.suite, "suite name or path to a suite .toml (default: default; real-host with --real-host)");
+  run->add_option("--suite", ro.suite, "suite name or path to a suite .toml (default: default, on Windows windows; real-host with --real-host)");
   run->add_option("--out", ro.out, "results directory (default breakout-results/<run-id>-<spawner>)");
   run->add_option("--jobs", ro.jobs, "attempts run in parallel (default 4)")->check(CLI::Range(1, 64));
   run->add_option("--only", ro.only, "glob on attempt or execution ids; matching groups run with their controls");

@@ -67,6 +67,8 @@ class NonceListeners {
 class UnixNonceListener {
  public:
   explicit UnixNonceListener(std::string path);
+  // Why this platform has no unix-socket listener (the planner skips such targets), or nullopt.
+  static std::optional<std::string> unavailable_reason();
   ~UnixNonceListener();  // closes and unlinks
   UnixNonceListener(const UnixNonceListener&) = delete;
   UnixNonceListener& operator=(const UnixNonceListener&) = delete;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <atomic>
 #include <string>
@@ -16,6 +17,13 @@ std::filesystem::path self_exe_dir();  // directory of the running breakout bina
 bool is_tty(int fd);
 // Why `breakout run` cannot attack a sandbox on this platform yet, or nullopt.
 std::optional<std::string> run_unsupported_reason();
+// The suite `breakout run` and `list` use when none is named: "default" on Linux,
+// "windows" (only what runs there, scenarios/suites/windows.toml) on Windows.
+std::string default_suite_name();
+// The fixed part of the caller environment an attempt hands its spawner: a PATH
+// and the attempt's fake home as the platform's home variables (HOME; on Windows
+// also USERPROFILE, plus the SystemRoot a Windows process needs to load Winsock).
+std::map<std::string, std::string> caller_base_env(const std::filesystem::path& fake_home);
 // Installs SIGINT/SIGTERM handling: the first signal sets `flag` (the run then
 // unwinds and cleans up); a second one exits at once.
 void install_interrupt_flag(std::atomic<bool>* flag);

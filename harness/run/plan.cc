@@ -26,6 +26,8 @@ std::string skip_reason(const Attempt& a, const Policy& p, const std::optional<T
     if (auto why = spawner.no_fs_api_reason()) return *why;
   // Unix endpoints (workspace, outside, abstract) get a listener per attempt (observe.cc).
   const std::string reach = target && target->kind == TargetKind::kEndpoint ? endpoint_reach(target->value) : "";
+  if (reach == "workspace-socket" || reach == "host-socket" || reach == "abstract-socket")
+    if (auto why = UnixNonceListener::unavailable_reason()) return *why;
   // real-external is the user's `breakout listen`, checked by the run's preflight (observe.cc skips without one).
   if ((reach == "loopback" || reach == "external" || reach == "host-address") && target->value != "real-external") {
     if (!listeners) return "no network listeners in this run";

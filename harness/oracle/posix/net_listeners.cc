@@ -417,6 +417,8 @@ struct UnixNonceListener::Impl {
   Engine engine;
 };
 
+std::optional<std::string> UnixNonceListener::unavailable_reason() { return std::nullopt; }
+
 UnixNonceListener::UnixNonceListener(std::string path) : path_(std::move(path)), impl_(std::make_unique<Impl>()) {
   sockaddr_un sa{};
   sa.sun_family = AF_UNIX;

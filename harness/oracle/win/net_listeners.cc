@@ -1,30 +1,384 @@
-// Windows stub of the nonce listeners (Windows support lands with the Windows issue).
-#include "harness/core/error.h"
+// Windows nonce listeners (Winsock): one WSAPoll thread per listener set, every read bounded, peers hostile.
+//
+// The contract of oracle/net_listeners.h, as oracle/posix/net_listeners.cc keeps it:
+// TCP and UDP on 127.0.0.1 and ::1, 4 KiB per connection, 64 connections in flight,
+// 2 s per connection, 100000 nonces remembered. No external host (the harness makes
+// no network namespace on Windows) and no unix-socket listener yet: both are skipped
+// with the reason. Microsoft Learn: "WSAPoll function", "WSASocketW function"
+// (WSA_FLAG_NO_HANDLE_INHERIT), "ioctlsocket function" (FIONBIO).
 #include "harness/oracle/net_listeners.h"
 
+#include <winsock2.h>
+#include <ws2tcpip.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <utility>
+
+#include "harness/core/error.h"
+#include "harness/platform/win/win_util.h"
 
 namespace breakout {
 
 namespace {
-const char* const kUnsupported = ": unsupported on this platform (Windows support lands with the Windows issue)";
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kMaxBytesPerConnection = 4096;
+constexpr std::size_t kMaxConnections = 64;
+constexpr std::size_t kMaxDatagramsPerWakeup = 64;
+constexpr std::size_t kMaxNonces = 100000;
+constexpr auto kConnectionDeadline = std::chrono::seconds(2);
+constexpr int kStopPollMs = 50;  // stop() is seen within this (no eventfd: a flag polled between waits)
+const char* const kNotOnWindows = ": not implemented on Windows yet (docs/windows.md)";
+
+std::string wsa_error(const std::string& step) { return "[win32] " + win::last_error_text(step, ::WSAGetLastError()); }
+
+// WSAStartup/WSACleanup, reference-counted by Winsock itself.
+class WinsockSession {
+ public:
+  WinsockSession() {
+    WSADATA data{};
+    if (const int rc = ::WSAStartup(MAKEWORD(2, 2), &data); rc != 0)
+      throw Error("[win32] " + win::last_error_text("WSAStartup", static_cast<DWORD>(rc)));
+  }
+  ~WinsockSession() { ::WSACleanup(); }
+  WinsockSession(const WinsockSession&) = delete;
+  WinsockSession& operator=(const WinsockSession&) = delete;
+};
+
+// RAII for a SOCKET: closed exactly once, movable.
+class UniqueSocket {
+ public:
+  UniqueSocket() = default;
+  explicit UniqueSocket(SOCKET s) : s_(s) {}
+  ~UniqueSocket() { reset(); }
+  UniqueSocket(UniqueSocket&& o) noexcept : s_(std::exchange(o.s_, INVALID_SOCKET)) {}
+  UniqueSocket& operator=(UniqueSocket&& o) noexcept {
+    if (this != &o) {
+      reset();
+      s_ = std::exchange(o.s_, INVALID_SOCKET);
+    }
+    return *this;
+  }
+  UniqueSocket(const UniqueSocket&) = delete;
+  UniqueSocket& operator=(const UniqueSocket&) = delete;
+  SOCKET get() const { return s_; }
+  explicit operator bool() const { return s_ != INVALID_SOCKET; }
+  void reset() {
+    if (s_ != INVALID_SOCKET) ::closesocket(s_);
+    s_ = INVALID_SOCKET;
+  }
+
+ private:
+  SOCKET s_ = INVALID_SOCKET;
+};
+
+bool set_nonblocking(SOCKET s) {
+  u_long on = 1;
+  return ::ioctlsocket(s, FIONBIO, &on) == 0;
+}
+
+bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+
+// Every "BREAKOUT-NONCE <[0-9a-f]{8,64}>" in data; a hex run reaching the end counts only when `final`.
+std::vector<std::string> find_nonces(const std::string& data, bool final) {
+  std::vector<std::string> found;
+  const std::string marker = kNonceMarker;
+  for (std::size_t at = data.find(marker); at != std::string::npos; at = data.find(marker, at + 1)) {
+    const std::size_t start = at + marker.size();
+    std::size_t end = start;
+    while (end < data.size() && end - start <= 64 && is_hex(data[end])) ++end;
+    const std::size_t len = end - start;
+    if (len < 8 || len > 64) continue;
+    if (end == data.size() && !final) continue;
+    found.push_back(data.substr(start, len));
+  }
+  return found;
+}
+
+class Engine {
+ public:
+  Engine() = default;
+  ~Engine() { stop(); }
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Takes ownership of a non-blocking, bound socket (listening when `stream`).
+  void add_listener(UniqueSocket s, std::string endpoint, bool stream) {
+    listeners_.push_back({std::move(s), std::move(endpoint), stream});
+  }
+  void start() { thread_ = std::thread([this] { run(); }); }
+  void stop() {
+    if (!thread_.joinable()) return;
+    stop_ = true;
+    thread_.join();
+  }
+
+  std::set<std::string> received(const std::string& nonce) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = got_.find(nonce);
+    return it == got_.end() ? std::set<std::string>{} : it->second;
+  }
+
+  bool wait_for(const std::string& nonce, const std::string* endpoint, std::chrono::milliseconds max_wait) const {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, max_wait, [&] {
+      const auto it = got_.find(nonce);
+      return it != got_.end() && (endpoint == nullptr || it->second.count(*endpoint) > 0);
+    });
+  }
+
+ private:
+  struct Listener {
+    UniqueSocket s;
+    std::string endpoint;
+    bool stream;
+  };
+  struct Connection {
+    UniqueSocket s;
+    const std::string* endpoint;
+    std::string data;
+    Clock::time_point deadline;
+    bool done = false;
+  };
+
+  void record(const std::string& data, const std::string& endpoint, bool final) {
+    const std::vector<std::string> nonces = find_nonces(data, final);
+    if (nonces.empty()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const std::string& nonce : nonces) {
+        auto [it, fresh] = got_.try_emplace(nonce);
+        it->second.insert(endpoint);
+        if (!fresh) continue;
+        order_.push_back(nonce);  // a flood of fake nonces evicts the oldest, never the newest
+        if (order_.size() > kMaxNonces) {
+          got_.erase(order_.front());
+          order_.pop_front();
+        }
+      }
+    }
+    cv_.notify_all();
+  }
+
+  void finish(Connection& c) {
+    if (c.done) return;
+    record(c.data, *c.endpoint, /*final=*/true);
+    c.s.reset();
+    c.done = true;
+  }
+
+  void read_connection(Connection& c) {
+    for (;;) {
+      char buf[kMaxBytesPerConnection];
+      const int room = static_cast<int>(kMaxBytesPerConnection - c.data.size());
+      const int n = ::recv(c.s.get(), buf, room, 0);
+      if (n == SOCKET_ERROR && ::WSAGetLastError() == WSAEWOULDBLOCK) return;
+      if (n <= 0) {  // eof or error (WSAECONNRESET from a peer that reset)
+        finish(c);
+        return;
+      }
+      c.data.append(buf, static_cast<std::size_t>(n));
+      if (c.data.size() >= kMaxBytesPerConnection) {
+        finish(c);  // 4 KiB read: the rest is never looked at
+        return;
+      }
+      record(c.data, *c.endpoint, /*final=*/false);
+    }
+  }
+
+  void read_datagrams(const Listener& l) {
+    char buf[kMaxBytesPerConnection];
+    for (std::size_t i = 0; i < kMaxDatagramsPerWakeup; ++i) {
+      const int n = ::recv(l.s.get(), buf, sizeof buf, 0);
+      if (n == SOCKET_ERROR) {
+        // A longer datagram is truncated (WSAEMSGSIZE) and still looked at; anything
+        // else (WSAEWOULDBLOCK, WSAECONNRESET from an ICMP "port unreachable") ends this round.
+        if (::WSAGetLastError() == WSAEMSGSIZE) {
+          record(std::string(buf, sizeof buf), l.endpoint, /*final=*/true);
+          continue;
+        }
+        return;
+      }
+      record(std::string(buf, static_cast<std::size_t>(n)), l.endpoint, /*final=*/true);
+    }
+  }
+
+  // Returns false when accept hits a resource limit (caller backs off).
+  bool accept_connections(const Listener& l, std::vector<Connection>& conns) {
+    while (conns.size() < kMaxConnections) {
+      UniqueSocket s(::accept(l.s.get(), nullptr, nullptr));
+      if (s) {
+        if (!set_nonblocking(s.get())) continue;  // dropped: a blocking recv could hold the thread
+        conns.push_back({std::move(s), &l.endpoint, {}, Clock::now() + kConnectionDeadline});
+        continue;
+      }
+      const int e = ::WSAGetLastError();
+      if (e == WSAECONNRESET || e == WSAEINTR) continue;
+      return e == WSAEWOULDBLOCK;
+    }
+    return true;
+  }
+
+  void run() {
+    std::vector<Connection> conns;
+    std::vector<WSAPOLLFD> fds;
+    std::vector<std::size_t> listener_of;  // fds index -> listeners_ index
+    while (!stop_) {
+      fds.clear();
+      listener_of.clear();
+      for (std::size_t i = 0; i < listeners_.size(); ++i) {
+        if (listeners_[i].stream && conns.size() >= kMaxConnections) continue;  // new ones wait in the backlog
+        fds.push_back({listeners_[i].s.get(), POLLRDNORM, 0});
+        listener_of.push_back(i);
+      }
+      const std::size_t first_conn = fds.size();
+      for (const Connection& c : conns) fds.push_back({c.s.get(), POLLRDNORM, 0});
+
+      int timeout_ms = kStopPollMs;
+      const auto now = Clock::now();
+      for (const Connection& c : conns) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - now).count() + 1;
+        timeout_ms = std::min(timeout_ms, static_cast<int>(std::max<long long>(0, left)));
+      }
+      const int ready = fds.empty() ? 0 : ::WSAPoll(fds.data(), static_cast<ULONG>(fds.size()), timeout_ms);
+      if (fds.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
+      if (ready == SOCKET_ERROR) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        continue;
+      }
+
+      for (std::size_t i = 0; i < conns.size(); ++i)
+        if (fds[first_conn + i].revents != 0) read_connection(conns[i]);
+      const auto after = Clock::now();
+      for (Connection& c : conns)
+        if (!c.done && after >= c.deadline) finish(c);  // 2 s per connection, whatever it sends
+      std::erase_if(conns, [](const Connection& c) { return c.done; });
+
+      bool back_off = false;
+      for (std::size_t k = 0; k < listener_of.size(); ++k) {
+        if (fds[k].revents == 0) continue;
+        const Listener& l = listeners_[listener_of[k]];
+        if (l.stream) {
+          if (!accept_connections(l, conns)) back_off = true;
+        } else {
+          read_datagrams(l);
+        }
+      }
+      if (back_off) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // WSAEMFILE and friends
+    }
+  }
+
+  std::atomic<bool> stop_{false};
+  std::vector<Listener> listeners_;
+  std::thread thread_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  std::map<std::string, std::set<std::string>> got_;  // nonce -> endpoints
+  std::deque<std::string> order_;                      // nonces, oldest first
+};
+
 }  // namespace
 
-struct NonceListeners::Impl {};
-NonceListeners::NonceListeners(ExternalHost*, std::string) {
-  throw Error(std::string("nonce listeners") + kUnsupported);
-}
-NonceListeners::~NonceListeners() = default;
-std::optional<Endpoint> NonceListeners::endpoint(const std::string&) const { return std::nullopt; }
-std::string NonceListeners::skip_reason(const std::string&) const { return std::string("nonce listeners") + kUnsupported; }
-std::set<std::string> NonceListeners::received(const std::string&) const { return {}; }
-bool NonceListeners::wait_for(const std::string&, const std::string&, std::chrono::milliseconds) const {
-  return false;
+// ---------------------------------------------------------------------------
+
+struct NonceListeners::Impl {
+  WinsockSession winsock;  // outlives the engine's sockets (declared first, destroyed last)
+  Engine engine;
+  std::map<std::string, Endpoint> endpoints;
+  std::map<std::string, std::string> skipped;
+
+  // A new socket bound to addr:0 and registered; on failure the endpoint is skipped with the reason.
+  void add(const std::string& name, int family, int type, const std::string& addr) {
+    // Not inheritable: a probe must never get a listener's handle (the launcher's handle list aside).
+    UniqueSocket s(::WSASocketW(family, type, type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP, nullptr, 0,
+                                WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT));
+    if (!s) {
+      skipped[name] = wsa_error("WSASocketW");
+      return;
+    }
+    auto fail = [&](const std::string& step) { skipped[name] = wsa_error(step + " " + addr); };
+    sockaddr_storage ss{};
+    int len = 0;
+    if (family == AF_INET6) {
+      DWORD one = 1;
+      ::setsockopt(s.get(), IPPROTO_IPV6, IPV6_V6ONLY, reinterpret_cast<const char*>(&one), sizeof one);
+      auto* sa = reinterpret_cast<sockaddr_in6*>(&ss);
+      sa->sin6_family = AF_INET6;
+      if (::inet_pton(AF_INET6, addr.c_str(), &sa->sin6_addr) != 1) return fail("inet_pton");
+      len = sizeof(sockaddr_in6);
+    } else {
+      auto* sa = reinterpret_cast<sockaddr_in*>(&ss);
+      sa->sin_family = AF_INET;
+      if (::inet_pton(AF_INET, addr.c_str(), &sa->sin_addr) != 1) return fail("inet_pton");
+      len = sizeof(sockaddr_in);
+    }
+    // Microsoft Learn, "Using SO_EXCLUSIVEADDRUSE": no other socket may bind our port.
+    BOOL exclusive = TRUE;
+    ::setsockopt(s.get(), SOL_SOCKET, SO_EXCLUSIVEADDRUSE, reinterpret_cast<const char*>(&exclusive), sizeof exclusive);
+    if (::bind(s.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) return fail("bind");
+    const bool stream = type == SOCK_STREAM;
+    if (stream && ::listen(s.get(), 64) != 0) return fail("listen");
+    if (!set_nonblocking(s.get())) return fail("ioctlsocket(FIONBIO)");
+    len = sizeof ss;
+    if (::getsockname(s.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0) return fail("getsockname");
+    const int port = family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
+                                        : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+    const std::string host = family == AF_INET6 ? "[" + addr + "]" : addr;
+    endpoints[name] = Endpoint{name, std::string(stream ? "tcp:" : "udp:") + host + ":" + std::to_string(port), true};
+    engine.add_listener(std::move(s), name, stream);
+  }
+};
+
+NonceListeners::NonceListeners(ExternalHost*, std::string external_unavailable_reason)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->add("tcp4-loopback", AF_INET, SOCK_STREAM, "127.0.0.1");
+  impl_->add("udp4-loopback", AF_INET, SOCK_DGRAM, "127.0.0.1");
+  impl_->add("tcp6-loopback", AF_INET6, SOCK_STREAM, "::1");  // no IPv6: skipped with the reason
+  impl_->add("udp6-loopback", AF_INET6, SOCK_DGRAM, "::1");
+  // ExternalHost::create() has none on Windows (platform/win/netns.cc), so `external` is always null.
+  const std::string why = "external host unavailable: " +
+                          (external_unavailable_reason.empty() ? std::string("not requested") : external_unavailable_reason);
+  impl_->skipped["tcp4-external"] = why;
+  impl_->skipped["udp4-external"] = why;
+  impl_->engine.start();
 }
 
+NonceListeners::~NonceListeners() = default;
+
+std::optional<Endpoint> NonceListeners::endpoint(const std::string& name) const {
+  const auto it = impl_->endpoints.find(name);
+  if (it == impl_->endpoints.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string NonceListeners::skip_reason(const std::string& name) const {
+  if (impl_->endpoints.count(name) > 0) return "";
+  const auto it = impl_->skipped.find(name);
+  return it != impl_->skipped.end() ? it->second : "unknown endpoint '" + name + "'";
+}
+
+std::set<std::string> NonceListeners::received(const std::string& nonce) const {
+  return impl_->engine.received(nonce);
+}
+
+bool NonceListeners::wait_for(const std::string& nonce, const std::string& endpoint_name,
+                              std::chrono::milliseconds max_wait) const {
+  return impl_->engine.wait_for(nonce, &endpoint_name, max_wait);
+}
+
+// ---------------------------------------------------------------------------
+// Unix-socket listeners: AF_UNIX exists on Windows 10 1803+, not implemented here yet.
+
 struct UnixNonceListener::Impl {};
+std::optional<std::string> UnixNonceListener::unavailable_reason() {
+  return std::string("unix-socket listeners") + kNotOnWindows;
+}
 UnixNonceListener::UnixNonceListener(std::string path) : path_(std::move(path)) {
-  throw Error(std::string("unix nonce listener") + kUnsupported);
+  throw Error(std::string("unix nonce listener") + kNotOnWindows);
 }
 UnixNonceListener::~UnixNonceListener() = default;
 bool UnixNonceListener::wait_for(const std::string&, std::chrono::milliseconds) const { return false; }

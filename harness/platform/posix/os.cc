@@ -46,6 +46,12 @@ bool is_tty(int fd) { return ::isatty(fd) == 1; }
 
 std::optional<std::string> run_unsupported_reason() { return std::nullopt; }
 
+std::string default_suite_name() { return "default"; }
+
+std::map<std::string, std::string> caller_base_env(const fs::path& fake_home) {
+  return {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, {"HOME", fake_home.string()}};
+}
+
 namespace {
 std::atomic<bool>* g_interrupted = nullptr;
 extern "C" void on_interrupt(int sig) {

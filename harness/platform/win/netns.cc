@@ -7,7 +7,7 @@ namespace breakout {
 
 namespace {
 const char* const kUnsupported =
-    "external host: unsupported on this platform (Windows support lands with the Windows issue)";
+    "external host: the harness makes no network namespace on Windows (docs/windows.md)";
 }  // namespace
 
 std::unique_ptr<ExternalHost> ExternalHost::create(const std::string&, std::string* why_not) {

@@ -43,9 +43,23 @@ fs::path self_exe_dir() {
 }
 bool is_tty(int) { return false; }
 
-std::optional<std::string> run_unsupported_reason() {
-  return "unsupported on this platform: the Windows launcher, oracles and probes land with the Windows "
-         "issue (docs/windows.md); `breakout list` works";
+// Classes whose probes or oracles do not exist on Windows yet are skipped by the
+// planner with their reason (scenario `platforms`, listener skip reasons).
+std::optional<std::string> run_unsupported_reason() { return std::nullopt; }
+
+// The default suite would be mostly skips here (Linux-only classes); this one lists what runs.
+std::string default_suite_name() { return "windows"; }
+
+std::map<std::string, std::string> caller_base_env(const fs::path& fake_home) {
+  // Microsoft Learn, "Recognized environment variables": USERPROFILE is the profile
+  // (home) directory; HOME is what ported tools (git, ssh) read. Both name the fake home,
+  // so a probe that asks for its home never reaches the real one.
+  const char* root = std::getenv("SystemRoot");
+  const std::string system_root = root != nullptr && *root != '\0' ? root : "C:\\windows";
+  return {{"PATH", system_root + "\\system32;" + system_root},
+          {"SystemRoot", system_root},
+          {"HOME", fake_home.string()},
+          {"USERPROFILE", fake_home.string()}};
 }
 
 namespace {

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `breakout.exe run --spawner none` under Wine on the Windows suite (scenarios/suites/windows.toml),
+# judged from results.json: the positive control must show every deny as `escape` and every
+# control/contract as `pass`; skips must say why; nothing may be `error`, `broken` or `overblock`;
+# and enough executions must actually run (an all-skip run fails). docs/windows.md states what runs.
+# Usage: bash ci/wine-run.sh   (after `cmake --build --preset mingw`)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WINE=/usr/lib/wine/wine64
+bin=build-mingw/bin
+[[ -f $bin/breakout.exe ]] || { echo "wine run: $bin/breakout.exe not built (cmake --build --preset mingw)" >&2; exit 1; }
+# Throw-away prefix and results; the run's own temp trees live in the prefix's Temp, removed with it.
+export WINEDEBUG=-all WINEPREFIX="$(mktemp -d /tmp/breakout-wine.XXXXXX)"
+out="$(mktemp -d /tmp/breakout-wine-run.XXXXXX)"
+trap 'wineserver -k >/dev/null 2>&1 || true; rm -rf "$WINEPREFIX" "$out"' EXIT
+src="Z:$(pwd | tr / '\\')"
+fail() { echo "wine run: FAIL: $*" >&2; exit 1; }
+
+# At least this many executions must run (not skip): the suite runs 84 under Wine 8.0 today.
+min_ran=${BREAKOUT_WINE_MIN_RAN:-60}
+# Classes that must have run at least one deny (each shown to escape) and one control,
+# classes with denies only (lifetime: the heartbeat), and contract classes that must have run.
+need_classes="fs-write fs-read net-connect env-leak"
+need_deny="lifetime"
+need_contract="exit-code cwd output-flood no-timeout"
+
+start=$(date +%s)
+set +e
+timeout 600 "$WINE" "$bin/breakout.exe" --scenarios "$src\\scenarios" --spawners "$src\\spawners" \
+  run --spawner none --suite windows --jobs 2 --out "Z:$(tr / '\\' <<<"$out")\\res" \
+  >"$out/stdout" 2>"$out/stderr"
+rc=$?
+set -e
+secs=$(( $(date +%s) - start ))
+res="$out/res/results.json"
+[[ -f $res ]] || { cat "$out/stderr" >&2; fail "no results.json (run exited $rc after $secs s)"; }
+# Exit 3 = at least one escape (harness/report/results.cc run_exit_status): what the positive control must give.
+[[ $rc -eq 3 ]] || { cat "$out/stderr" >&2; fail "run exited $rc, expected 3 (escapes found)"; }
+
+bad=$(jq -r '.attempts[]
+  | select((.verdict == "skip" and (.reason | length) == 0)
+        or (.verdict != "skip" and .role == "deny" and .verdict != "escape")
+        or (.verdict != "skip" and .role != "deny" and .verdict != "pass"))
+  | "\(.id) [\(.role)] \(.verdict): \(.reason)"' "$res")
+[[ -z $bad ]] || { echo "$bad" >&2; fail "executions with the wrong verdict (above)"; }
+ran=$(jq '[.attempts[] | select(.verdict != "skip")] | length' "$res")
+(( ran >= min_ran )) || fail "only $ran executions ran, expected at least $min_ran"
+ran_role() { jq --arg c "$1" --arg r "$2" '[.attempts[] | select(.class == $c and .role == $r and .verdict != "skip")] | length' "$res"; }
+for c in $need_classes; do
+  for role in deny allow; do (( $(ran_role "$c" "$role") > 0 )) || fail "class $c ran no $role execution"; done
+done
+for c in $need_deny; do (( $(ran_role "$c" deny) > 0 )) || fail "class $c ran no deny execution"; done
+for c in $need_contract; do (( $(ran_role "$c" contract) > 0 )) || fail "contract class $c did not run"; done
+# The log says what was skipped and why, per reason.
+jq -r '[.attempts[] | select(.verdict == "skip") | .reason] | group_by(.) | map("  skip x\(length): \(.[0])") | .[]' "$res"
+[[ -z ${BREAKOUT_WINE_RUN_KEEP:-} ]] || cp "$res" "$BREAKOUT_WINE_RUN_KEEP"
+summary=$(jq -r '[.attempts[].verdict] | group_by(.) | map("\(.[0])=\(length)") | join(" ")' "$res")
+classes=$(jq -r '[.attempts[] | select(.verdict != "skip") | .class] | unique | join(" ")' "$res")
+echo "wine run: ok after $secs s: $ran executions ran ($summary); classes: $classes"
