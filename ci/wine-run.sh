@@ -12,7 +12,8 @@ bin=build-mingw/bin
 # Throw-away prefix and results; the run's own temp trees live in the prefix's Temp, removed with it.
 export WINEDEBUG=-all WINEPREFIX="$(mktemp -d /tmp/breakout-wine.XXXXXX)"
 out="$(mktemp -d /tmp/breakout-wine-run.XXXXXX)"
-trap 'wineserver -k >/dev/null 2>&1 || true; rm -rf "$WINEPREFIX" "$out"' EXIT
+source ci/wine-cleanup.sh  # after the cd to the repository root
+trap 'wine_cleanup "$out"' EXIT
 src="Z:$(pwd | tr / '\\')"
 fail() { echo "wine run: FAIL: $*" >&2; exit 1; }
 

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 WINE=/usr/lib/wine/wine64
 bin=build-mingw/bin
 export WINEDEBUG=-all WINEPREFIX="$(mktemp -d /tmp/breakout-wine.XXXXXX)"
-trap 'wineserver -k >/dev/null 2>&1 || true; rm -rf "$WINEPREFIX"' EXIT
+source ci/wine-cleanup.sh  # after the cd to the repository root
+trap wine_cleanup EXIT
 src="Z:$(pwd | tr / '\\')"
 fail() { echo "wine smoke: FAIL: $*" >&2; exit 1; }
 

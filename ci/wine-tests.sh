@@ -7,7 +7,8 @@ WINE=/usr/lib/wine/wine64
 exe=build-mingw/bin/breakout_win_tests.exe
 [[ -f $exe ]] || { echo "wine tests: $exe not built (cmake --build --preset mingw)" >&2; exit 1; }
 export WINEDEBUG=-all WINEPREFIX="$(mktemp -d /tmp/breakout-wine.XXXXXX)"
-trap 'wineserver -k >/dev/null 2>&1 || true; rm -rf "$WINEPREFIX"' EXIT
+source ci/wine-cleanup.sh  # after the cd to the repository root
+trap wine_cleanup EXIT
 start=$(date +%s)
 # Bounded: a hung launcher must fail the job, not stall it (each test bounds its own waits too).
 set +e
