@@ -102,11 +102,11 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
                   "baseline), or for two bench runs (breakout.bench/1 files or bench run ids) a significant\n"
                   "latency slowdown (Mann-Whitney U, docs/bench.md); 2 usage error.");
 
-  t->history = app.add_subcommand("history", "list recorded runs and the escape trend of a spawner");
+  t->history = app.add_subcommand("history", "list recorded runs, and the escape and spawn-latency trends of a spawner");
   t->history->add_option("--history", t->history_db.path, "history database (default as for run)");
   t->history->add_option("--last", t->history_last, "how many runs to list")->capture_default_str()->check(
       CLI::Range(1, 100000));
-  t->history->add_option("--trend", t->history_trend, "show escapes per run of this spawner over time");
+  t->history->add_option("--trend", t->history_trend, "show escapes per run and p50 spawn latency per bench run of this spawner over time");
 
   t->report = app.add_subcommand("report", "write a self-contained HTML report (and a Markdown summary) of a run");
   t->report->add_option("RESULTS_OR_RUN", t->report_run, "results.json, its directory, or a history run id")
