@@ -6,14 +6,13 @@
 # Usage: bash ci/wine-run.sh   (after `cmake --build --preset mingw`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WINE=/usr/lib/wine/wine64
 bin=build-mingw/bin
 [[ -f $bin/breakout.exe ]] || { echo "wine run: $bin/breakout.exe not built (cmake --build --preset mingw)" >&2; exit 1; }
 # Throw-away prefix and results; the run's own temp trees live in the prefix's Temp, removed with it.
-export WINEDEBUG=-all WINEPREFIX="$(mktemp -d /tmp/breakout-wine.XXXXXX)"
 out="$(mktemp -d /tmp/breakout-wine-run.XXXXXX)"
-source ci/wine-cleanup.sh  # after the cd to the repository root
+source ci/wine-prefix.sh  # after the cd to the repository root
 trap 'wine_cleanup "$out"' EXIT
+wine_prefix_create
 src="Z:$(pwd | tr / '\\')"
 fail() { echo "wine run: FAIL: $*" >&2; exit 1; }
 

@@ -4,11 +4,10 @@
 # contract (exit code, byte-exact flood). `breakout run` itself: ci/wine-run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WINE=/usr/lib/wine/wine64
 bin=build-mingw/bin
-export WINEDEBUG=-all WINEPREFIX="$(mktemp -d /tmp/breakout-wine.XXXXXX)"
-source ci/wine-cleanup.sh  # after the cd to the repository root
+source ci/wine-prefix.sh  # after the cd to the repository root
 trap wine_cleanup EXIT
+wine_prefix_create
 src="Z:$(pwd | tr / '\\')"
 fail() { echo "wine smoke: FAIL: $*" >&2; exit 1; }
 

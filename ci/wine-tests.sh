@@ -3,17 +3,16 @@
 # Usage: bash ci/wine-tests.sh [gtest args...]   (after `cmake --build --preset mingw`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WINE=/usr/lib/wine/wine64
 exe=build-mingw/bin/breakout_win_tests.exe
 [[ -f $exe ]] || { echo "wine tests: $exe not built (cmake --build --preset mingw)" >&2; exit 1; }
-export WINEDEBUG=-all WINEPREFIX="$(mktemp -d /tmp/breakout-wine.XXXXXX)"
-source ci/wine-cleanup.sh  # after the cd to the repository root
+source ci/wine-prefix.sh  # after the cd to the repository root
 trap wine_cleanup EXIT
+wine_prefix_create
 start=$(date +%s)
 # Bounded: a hung launcher must fail the job, not stall it (each test bounds its own waits too).
 set +e
 timeout 600 "$WINE" "$exe" --gtest_brief=1 "$@"
 rc=$?
 set -e
-echo "wine tests: exit $rc after $(( $(date +%s) - start )) s (Wine prefix creation included)"
+echo "wine tests: exit $rc after $(( $(date +%s) - start )) s (the Wine prefix was created before)"
 exit $rc

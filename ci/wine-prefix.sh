@@ -1,0 +1,35 @@
+# Sourced by the ci/wine-*.sh scripts: a throw-away Wine prefix, created before anything runs in it,
+# and removed on exit.
+#
+# wine_prefix_create: makes $WINEPREFIX and runs `wineboot --init` to completion (wineserver -w).
+#   Why: on a fresh prefix the first program started also triggers the prefix update in the
+#   background, and a CreateProcessW issued while that update runs can fail with
+#   ERROR_INTERNAL_ERROR (1359) — seen once in CI (WinLauncher.PassesExitCodesThrough, the first
+#   test that starts a child). Creating the prefix first takes that race out of every test.
+# wine_cleanup [paths...]: the EXIT trap. Stops this prefix's wineserver and waits until it is gone
+#   (wineserver -k only signals; Wine's own processes may still be writing into the prefix), then
+#   removes the prefix and any extra paths given. Keeps the script's exit status: a cleanup hiccup
+#   must neither fail a passing run nor hide a failing one.
+WINE=/usr/lib/wine/wine64
+WINESERVER=/usr/lib/wine/wineserver64  # Debian keeps it off PATH
+
+wine_prefix_create() {
+  export WINEDEBUG=-all WINEPREFIX="$(mktemp -d /tmp/breakout-wine.XXXXXX)"
+  # Bounded: a prefix that cannot be created must fail the job, not stall it.
+  timeout 180 "$WINE" wineboot --init >/dev/null 2>&1 || { echo "wine: wineboot --init failed in $WINEPREFIX" >&2; return 1; }
+  timeout 120 "$WINESERVER" -w >/dev/null 2>&1 || { echo "wine: prefix update did not finish in $WINEPREFIX" >&2; return 1; }
+}
+
+wine_cleanup() {
+  local rc=$?
+  [[ -n ${WINEPREFIX:-} ]] || exit "$rc"  # never touch the default prefix (~/.wine)
+  "$WINESERVER" -k >/dev/null 2>&1 || true
+  timeout 30 "$WINESERVER" -w >/dev/null 2>&1 || true
+  local i
+  for i in 1 2 3 4 5; do
+    rm -rf "$WINEPREFIX" "$@" 2>/dev/null && break
+    sleep 1
+  done
+  [[ -e $WINEPREFIX ]] && echo "wine: warning: could not remove $WINEPREFIX" >&2
+  exit "$rc"
+}
