@@ -26,8 +26,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,128 +34,55 @@
 #include <string>
 
 #include "probes/common/args.h"
+#include "probes/common/foreign_abi.h"
 #include "probes/common/report.h"
 
 namespace {
 
 constexpr const char* kUsage = "usage: breakout-probe-syscall-abi --abi i386|x32 --path P\n";
 
-enum class Abi { kI386, kX32 };
-
-// Syscall numbers of the operations, per ABI (arch/x86/entry/syscalls/syscall_32.tbl, syscall_64.tbl "common").
-struct Numbers {
-  long open, write, close, getpid;
-};
-constexpr Numbers kI386 = {5, 4, 6, 20};
-constexpr long kX32Bit = 0x40000000;  // __X32_SYSCALL_BIT
-constexpr Numbers kX32 = {2 | kX32Bit, 1 | kX32Bit, 3 | kX32Bit, 39 | kX32Bit};
-
-// One call through the ABI; the kernel's return value (-errno on failure). Only
-// async-signal-safe work: the availability check runs it in a forked child.
-long abi_call(Abi abi, long nr, long a1 = 0, long a2 = 0, long a3 = 0) {
-#if defined(__x86_64__)
-  long ret = nr;
-  if (abi == Abi::kI386) {
-    // int $0x80 from 64-bit code: the compat entry takes ebx, ecx, edx (32 bits);
-    // r8-r11 are preserved since Linux 4.15, but a clobber costs nothing.
-    asm volatile("int $0x80"
-                 : "+a"(ret)
-                 : "b"(a1), "c"(a2), "d"(a3)
-                 : "memory", "cc", "r8", "r9", "r10", "r11");
-    return static_cast<int>(ret);  // a 32-bit result: -errno lives in eax
-  }
-  asm volatile("syscall" : "+a"(ret) : "D"(a1), "S"(a2), "d"(a3) : "memory", "cc", "rcx", "r11");
-  return ret;
-#else
-  (void)abi;
-  (void)nr;
-  (void)a1;
-  (void)a2;
-  (void)a3;
-  return -ENOSYS;
-#endif
-}
+using breakout::abi::SyscallAbi;
 
 struct Availability {
   const char* state = "unavailable";  // available | unavailable | blocked
   std::string reason;
 };
 
-// getpid through the ABI in a forked child: a SIGSEGV or ENOSYS there costs only the child.
-Availability check_abi(Abi abi) {
+// getpid through the ABI in a forked child (probes/common/foreign_abi.h): a SIGSEGV or
+// ENOSYS there costs only the child; SIGSYS or another errno means a filter answered.
+Availability check_abi(SyscallAbi abi) {
   Availability a;
 #if !defined(__x86_64__)
   (void)abi;
   a.reason = "the i386 and x32 syscall ABIs exist only on x86-64";
   return a;
 #else
-  const Numbers& n = abi == Abi::kI386 ? kI386 : kX32;
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
+  const breakout::abi::GetpidOutcome got = breakout::abi::foreign_getpid(abi);
+  const char* name = abi == SyscallAbi::kI386 ? "int $0x80 (i386 ABI)" : "the x32 ABI (nr | __X32_SYSCALL_BIT)";
+  if (got.setup_errno != 0) {
     a.state = "error";
-    a.reason = std::string("pipe2: ") + std::strerror(errno);
-    return a;
-  }
-  const pid_t child = ::fork();
-  if (child < 0) {
+    a.reason = std::string("pipe2/fork: ") + std::strerror(got.setup_errno);
+  } else if (got.signal == SIGSYS) {
+    a.state = "blocked";
+    a.reason = std::string(name) + " raised SIGSYS: a seccomp filter refuses this ABI";
+  } else if (got.signal == SIGSEGV && abi == SyscallAbi::kI386) {
+    a.reason = "int $0x80 raised SIGSEGV: this kernel has no ia32 emulation (CONFIG_IA32_EMULATION=n or ia32_emulation=0)";
+  } else if (got.signal != 0) {
     a.state = "error";
-    a.reason = std::string("fork: ") + std::strerror(errno);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return a;
-  }
-  if (child == 0) {
-    const rlimit no_core{0, 0};
-    ::setrlimit(RLIMIT_CORE, &no_core);  // an expected SIGSEGV leaves no core file
-    ::alarm(5);
-    const long got = abi_call(abi, n.getpid);
-    const long want = static_cast<long>(::getpid());
-    const long out[2] = {got, want};
-    ssize_t w;
-    do w = ::write(fds[1], out, sizeof out);
-    while (w < 0 && errno == EINTR);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  long got[2] = {0, 0};
-  ssize_t r;
-  do r = ::read(fds[0], got, sizeof got);
-  while (r < 0 && errno == EINTR);
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  const char* name = abi == Abi::kI386 ? "int $0x80 (i386 ABI)" : "the x32 ABI (nr | __X32_SYSCALL_BIT)";
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    if (sig == SIGSYS) {
-      a.state = "blocked";
-      a.reason = std::string(name) + " raised SIGSYS: a seccomp filter refuses this ABI";
-    } else if (sig == SIGSEGV && abi == Abi::kI386) {
-      a.reason = "int $0x80 raised SIGSEGV: this kernel has no ia32 emulation (CONFIG_IA32_EMULATION=n or ia32_emulation=0)";
-    } else {
-      a.state = "error";
-      a.reason = std::string(name) + ": the checking child died of signal " + std::to_string(sig);
-    }
-    return a;
-  }
-  if (r != static_cast<ssize_t>(sizeof got)) {
+    a.reason = std::string(name) + ": the checking child died of signal " + std::to_string(got.signal);
+  } else if (!got.reported) {
     a.state = "error";
     a.reason = std::string(name) + ": the checking child reported nothing";
-    return a;
-  }
-  if (got[0] == got[1]) {
+  } else if (got.answered()) {
     a.state = "available";
     a.reason = std::string(name) + ": getpid answered";
-    return a;
+  } else if (got.ret == -ENOSYS) {
+    a.reason = abi == SyscallAbi::kX32 ? "x32 syscalls return ENOSYS: this kernel has no x32 ABI (CONFIG_X86_X32_ABI=n)"
+                                       : "int $0x80 getpid returned ENOSYS";
+  } else {
+    a.state = "blocked";  // EPERM & co: a filter answered instead of the kernel's table
+    a.reason = std::string(name) + " getpid returned " + breakout::probe::errno_name(static_cast<int>(-got.ret));
   }
-  if (got[0] == -ENOSYS) {
-    a.reason = abi == Abi::kX32 ? "x32 syscalls return ENOSYS: this kernel has no x32 ABI (CONFIG_X86_X32_ABI=n)"
-                                : "int $0x80 getpid returned ENOSYS";
-    return a;
-  }
-  a.state = "blocked";  // EPERM & co: a filter answered instead of the kernel's table
-  a.reason = std::string(name) + " getpid returned " + breakout::probe::errno_name(static_cast<int>(-got[0]));
   return a;
 #endif
 }
@@ -170,7 +95,7 @@ int main(int argc, char** argv) {
   ::alarm(15);  // hard bound over everything
   const std::string abi_name = args.require("abi");
   if (abi_name != "i386" && abi_name != "x32") args.usage_error("--abi must be i386 or x32");
-  const Abi abi = abi_name == "i386" ? Abi::kI386 : Abi::kX32;
+  const SyscallAbi abi = abi_name == "i386" ? SyscallAbi::kI386 : SyscallAbi::kX32;
   const std::string path = args.require("path");
   ProbeReport rep("syscall-abi");
   rep.set("abi", abi_name);
@@ -199,16 +124,16 @@ int main(int argc, char** argv) {
   std::memcpy(p, path.c_str(), path.size() + 1);
   char* line = p + path.size() + 1;
   std::memcpy(line, kLine, sizeof kLine);
-  const Numbers& n = abi == Abi::kI386 ? kI386 : kX32;
+  const breakout::abi::SyscallNumbers& n = breakout::abi::numbers(abi);
   const long addr = static_cast<long>(reinterpret_cast<std::uintptr_t>(p));
-  const long fd = abi_call(abi, n.open, addr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const long fd = breakout::abi::abi_call(abi, n.open, addr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     rep.fail("open", static_cast<int>(-fd));
   } else {
-    const long w = abi_call(abi, n.write, fd, static_cast<long>(reinterpret_cast<std::uintptr_t>(line)),
+    const long w = breakout::abi::abi_call(abi, n.write, fd, static_cast<long>(reinterpret_cast<std::uintptr_t>(line)),
                             static_cast<long>(sizeof kLine - 1));
     rep.set("written", w);
-    abi_call(abi, n.close, fd);
+    breakout::abi::abi_call(abi, n.close, fd);
     rep.succeed();
   }
   ::munmap(low, kPage);

@@ -9,7 +9,6 @@
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/msg.h>
-#include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -29,6 +28,7 @@
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
 #include "harness/oracle/posix/dns_resolver.h"
+#include "probes/common/foreign_abi.h"
 #include "probes/common/own_token.h"
 
 extern char** environ;
@@ -412,62 +412,6 @@ std::unique_ptr<HostObject> make_host_object(const std::string& name, const Host
   throw Error("unknown host object " + name);
 }
 
-namespace {
-
-// getpid through a foreign ABI, in a forked child: -errno, the pid, or nullopt with *sig set when it died.
-// Only async-signal-safe calls after fork (the harness has threads).
-std::optional<long> foreign_getpid(bool i386, int* sig) {
-#if defined(__x86_64__)
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw_errno("syscall ABI check: pipe2");
-  const pid_t child = ::fork();
-  if (child < 0) {
-    const int saved = errno;
-    ::close(fds[0]);
-    ::close(fds[1]);
-    errno = saved;
-    throw_errno("syscall ABI check: fork");
-  }
-  if (child == 0) {
-    const rlimit no_core{0, 0};
-    ::setrlimit(RLIMIT_CORE, &no_core);  // the expected SIGSEGV leaves no core file
-    ::alarm(5);
-    long ret = i386 ? 20 : (39 | 0x40000000);  // getpid: syscall_32.tbl 20; syscall_64.tbl 39 | __X32_SYSCALL_BIT
-    if (i386)
-      asm volatile("int $0x80" : "+a"(ret) : : "memory", "cc", "r8", "r9", "r10", "r11");
-    else
-      asm volatile("syscall" : "+a"(ret) : : "memory", "cc", "rcx", "r11");
-    if (i386) ret = static_cast<int>(ret);
-    const long out[2] = {ret, static_cast<long>(::getpid())};
-    ssize_t w;
-    do w = ::write(fds[1], out, sizeof out);
-    while (w < 0 && errno == EINTR);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  long got[2] = {0, 0};
-  ssize_t r;
-  do r = ::read(fds[0], got, sizeof got);
-  while (r < 0 && errno == EINTR);
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFSIGNALED(status)) {
-    *sig = WTERMSIG(status);
-    return std::nullopt;
-  }
-  if (r != static_cast<ssize_t>(sizeof got)) throw Error("syscall ABI check: the child reported nothing");
-  return got[0] == got[1] ? got[1] : got[0];
-#else
-  (void)i386;
-  (void)sig;
-  return -ENOSYS;
-#endif
-}
-
-}  // namespace
-
 std::optional<std::string> syscall_abi_unavailable(const std::string& abi) {
 #if !defined(__x86_64__)
   return "the i386 and x32 syscall ABIs exist only on x86-64 (this harness is built for another architecture)";
@@ -478,20 +422,25 @@ std::optional<std::string> syscall_abi_unavailable(const std::string& abi) {
   static std::map<std::string, std::optional<std::string>> cache;
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = cache.find(abi); it != cache.end()) return it->second;
-  int sig = 0;
-  const std::optional<long> got = foreign_getpid(abi == "i386", &sig);
+  const bool i386 = abi == "i386";
+  const abi::GetpidOutcome got = abi::foreign_getpid(i386 ? abi::SyscallAbi::kI386 : abi::SyscallAbi::kX32);
+  if (got.setup_errno != 0) {
+    errno = got.setup_errno;
+    throw_errno("syscall ABI check: pipe2/fork");
+  }
+  const std::string name = i386 ? "int $0x80" : "x32";
   std::optional<std::string> why;
-  if (!got && sig == SIGSEGV && abi == "i386")
+  if (got.signal == SIGSEGV && i386)
     why = "int $0x80 raises SIGSEGV on this host: the kernel has no ia32 emulation (CONFIG_IA32_EMULATION=n or ia32_emulation=0)";
-  else if (!got)
-    why = (abi == "i386" ? std::string("int $0x80") : std::string("x32")) + " getpid on the host died of signal " +
-          std::to_string(sig);
-  else if (*got == -ENOSYS)
-    why = abi == "x32" ? "x32 syscalls return ENOSYS on this host: the kernel has no x32 ABI (CONFIG_X86_X32_ABI=n)"
-                       : "int $0x80 getpid returns ENOSYS on this host";
-  else if (*got < 0)
-    why = (abi == "i386" ? std::string("int $0x80") : std::string("x32")) + " getpid on the host fails: " +
-          std::strerror(static_cast<int>(-*got));
+  else if (got.signal != 0)
+    why = name + " getpid on the host died of signal " + std::to_string(got.signal);
+  else if (!got.reported)
+    throw Error("syscall ABI check: the child reported nothing");
+  else if (got.ret == -ENOSYS)
+    why = i386 ? "int $0x80 getpid returns ENOSYS on this host"
+               : "x32 syscalls return ENOSYS on this host: the kernel has no x32 ABI (CONFIG_X86_X32_ABI=n)";
+  else if (got.ret < 0)
+    why = name + " getpid on the host fails: " + std::strerror(static_cast<int>(-got.ret));
   cache[abi] = why;
   return why;
 #endif
