@@ -13,11 +13,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <utility>
 
 #include "harness/core/error.h"
+#include "harness/oracle/nonce_book.h"
 #include "harness/platform/win/win_util.h"
 
 namespace breakout {
@@ -29,7 +28,6 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kMaxBytesPerConnection = 4096;
 constexpr std::size_t kMaxConnections = 64;
 constexpr std::size_t kMaxDatagramsPerWakeup = 64;
-constexpr std::size_t kMaxNonces = 100000;
 constexpr auto kConnectionDeadline = std::chrono::seconds(2);
 constexpr int kStopPollMs = 50;  // stop() is seen within this (no eventfd: a flag polled between waits)
 const char* const kNotOnWindows = ": not implemented on Windows yet (docs/windows.md)";
@@ -81,24 +79,6 @@ bool set_nonblocking(SOCKET s) {
   return ::ioctlsocket(s, FIONBIO, &on) == 0;
 }
 
-bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
-
-// Every "BREAKOUT-NONCE <[0-9a-f]{8,64}>" in data; a hex run reaching the end counts only when `final`.
-std::vector<std::string> find_nonces(const std::string& data, bool final) {
-  std::vector<std::string> found;
-  const std::string marker = kNonceMarker;
-  for (std::size_t at = data.find(marker); at != std::string::npos; at = data.find(marker, at + 1)) {
-    const std::size_t start = at + marker.size();
-    std::size_t end = start;
-    while (end < data.size() && end - start <= 64 && is_hex(data[end])) ++end;
-    const std::size_t len = end - start;
-    if (len < 8 || len > 64) continue;
-    if (end == data.size() && !final) continue;
-    found.push_back(data.substr(start, len));
-  }
-  return found;
-}
-
 class Engine {
  public:
   Engine() = default;
@@ -117,18 +97,9 @@ class Engine {
     thread_.join();
   }
 
-  std::set<std::string> received(const std::string& nonce) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    const auto it = got_.find(nonce);
-    return it == got_.end() ? std::set<std::string>{} : it->second;
-  }
-
+  std::set<std::string> received(const std::string& nonce) const { return book_.received(nonce); }
   bool wait_for(const std::string& nonce, const std::string* endpoint, std::chrono::milliseconds max_wait) const {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, max_wait, [&] {
-      const auto it = got_.find(nonce);
-      return it != got_.end() && (endpoint == nullptr || it->second.count(*endpoint) > 0);
-    });
+    return book_.wait_for(nonce, endpoint, max_wait);
   }
 
  private:
@@ -146,22 +117,7 @@ class Engine {
   };
 
   void record(const std::string& data, const std::string& endpoint, bool final) {
-    const std::vector<std::string> nonces = find_nonces(data, final);
-    if (nonces.empty()) return;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (const std::string& nonce : nonces) {
-        auto [it, fresh] = got_.try_emplace(nonce);
-        it->second.insert(endpoint);
-        if (!fresh) continue;
-        order_.push_back(nonce);  // a flood of fake nonces evicts the oldest, never the newest
-        if (order_.size() > kMaxNonces) {
-          got_.erase(order_.front());
-          order_.pop_front();
-        }
-      }
-    }
-    cv_.notify_all();
+    book_.record(data, endpoint, final);
   }
 
   void finish(Connection& c) {
@@ -275,10 +231,7 @@ class Engine {
   std::atomic<bool> stop_{false};
   std::vector<Listener> listeners_;
   std::thread thread_;
-  mutable std::mutex mu_;
-  mutable std::condition_variable cv_;
-  std::map<std::string, std::set<std::string>> got_;  // nonce -> endpoints
-  std::deque<std::string> order_;                      // nonces, oldest first
+  NonceBook book_;
 };
 
 }  // namespace
