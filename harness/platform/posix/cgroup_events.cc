@@ -44,7 +44,7 @@ bool wait_cgroup_unpopulated(const std::string& cgroup_dir, std::chrono::steady_
   for (;;) {
     const int populated = read_populated(fd.get());
     if (populated <= 0) return populated == 0;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     // Re-read every 1 ms as well: the kernel rate-limits these notifications per file
     // (kernel/cgroup/cgroup.c, cgroup_file_notify, CGROUP_FILE_NOTIFY_MIN_INTV), and waiting on
