@@ -85,12 +85,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& t : targets) {
     const fs::path path = resolve_policy_path(t, roots);
     const Classified c = classify(path, "", r, roots);  // the policy resolved once, above
-    const std::string what = "'" + printable_excerpt(t, 200) + "' region " + to_string(c.region);
+    // Built only when a check fails (FUZZ_CHECK_MSG evaluates its detail lazily): per target it cost more than the checks.
+    const auto what = [&] { return "'" + printable_excerpt(t, 200) + "' region " + to_string(c.region); };
     // Deny wins: under a deny_read entry nothing is readable, inside a writable root or not.
-    FUZZ_CHECK_MSG((c.read == Expected::kDenied) == under_any(path, r.deny_read), what);
-    FUZZ_CHECK_MSG((c.write == Expected::kAllowed) == under_any(path, r.writable), what);
-    FUZZ_CHECK_MSG((c.region == Region::kDenyRead) == (c.read == Expected::kDenied), what);
-    if (c.region == Region::kWorkspace || c.region == Region::kWritableRoot) FUZZ_CHECK_MSG(c.write == Expected::kAllowed, what);
+    FUZZ_CHECK_MSG((c.read == Expected::kDenied) == under_any(path, r.deny_read), what());
+    FUZZ_CHECK_MSG((c.write == Expected::kAllowed) == under_any(path, r.writable), what());
+    FUZZ_CHECK_MSG((c.region == Region::kDenyRead) == (c.read == Expected::kDenied), what());
+    if (c.region == Region::kWorkspace || c.region == Region::kWritableRoot) FUZZ_CHECK_MSG(c.write == Expected::kAllowed, what());
   }
 
   // Template expansion: each path and value stays one argv element, never re-expanded.

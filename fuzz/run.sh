@@ -27,11 +27,19 @@ for t in "${targets[@]}"; do
   thing="${t%_fuzzer}"
   bin="$build/fuzz/${thing}_fuzzer"
   [ -x "$bin" ] || { echo "fuzz: $bin not built (cmake --build --preset fuzz)" >&2; exit 1; }
-  # libFuzzer itself ignores .options (ClusterFuzz reads them): pass its [libfuzzer] keys as flags.
+  # libFuzzer itself ignores .options (ClusterFuzz reads them): pass its [libfuzzer] keys as
+  # flags and its [asan] keys as ASAN_OPTIONS (after any the caller set, so the file wins).
   opts=()
+  asan="${ASAN_OPTIONS:-}"
+  section=""
   if [ -f "$root/fuzz/${thing}_fuzzer.options" ]; then
     while IFS= read -r line; do
-      [[ "$line" =~ ^([a-z_]+)[[:space:]]*=[[:space:]]*(.+)$ ]] && opts+=("-${BASH_REMATCH[1]}=${BASH_REMATCH[2]}")
+      if [[ "$line" =~ ^\[([a-z]+)\] ]]; then section="${BASH_REMATCH[1]}"; continue; fi
+      [[ "$line" =~ ^([a-z_]+)[[:space:]]*=[[:space:]]*(.+)$ ]] || continue
+      case "$section" in
+        libfuzzer) opts+=("-${BASH_REMATCH[1]}=${BASH_REMATCH[2]}") ;;
+        asan) asan="${asan:+$asan:}${BASH_REMATCH[1]}=${BASH_REMATCH[2]}" ;;
+      esac
     done < "$root/fuzz/${thing}_fuzzer.options"
   fi
   work="$(mktemp -d -t "breakout-fuzz-$thing.XXXXXX")"  # the first dir gets new inputs: never the repo's
@@ -41,7 +49,7 @@ for t in "${targets[@]}"; do
   echo "== fuzz $thing: ${seconds}s =="
   timer=()
   [ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%U %S' -o "$artifacts/$thing.cpu")
-  if ! "${timer[@]}" "$bin" "${opts[@]}" -dict="$root/fuzz/${thing}_fuzzer.dict" -max_total_time="$seconds" \
+  if ! ASAN_OPTIONS="$asan" "${timer[@]}" "$bin" "${opts[@]}" -dict="$root/fuzz/${thing}_fuzzer.dict" -max_total_time="$seconds" \
        -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$artifacts/$thing-" \
        "$work" "${seeds[@]}" >"$log" 2>&1; then
     tail -n 60 "$log" >&2

@@ -38,6 +38,7 @@
 #endif
 
 #include "harness/platform/process.h"
+#include "harness/platform/posix/cgroup_events.h"
 
 // Boost 1.81's process/v2 headers use these without including them.
 #include <boost/optional.hpp>
@@ -335,8 +336,10 @@ Containment::~Containment() {
   kill_all();
   if (procs_fd_ >= 0) ::close(procs_fd_);
   if (cgroup_dir_.empty()) return;
-  // EBUSY is possible for a moment after the kill (exiting tasks still counted).
+  // EBUSY while exiting tasks are still counted after the kill: wait for the kernel's
+  // "populated 0" (cgroup_events.h) instead of sleeping; the 10 ms poll stays as fallback.
   const auto deadline = Clock::now() + 2s;
+  wait_cgroup_unpopulated(cgroup_dir_, deadline);
   while (::rmdir(cgroup_dir_.c_str()) != 0 && errno == EBUSY && Clock::now() < deadline)
     std::this_thread::sleep_for(10ms);
   // The shared parent goes when the last attempt's box goes (ENOTEMPTY otherwise).
@@ -355,6 +358,7 @@ int Containment::kill_all() noexcept {
       // in flight included. Older kernels: SIGKILL whatever is listed, again
       // and again, until the list stays empty.
       const bool have_kill = write_file(cgroup_dir_ + "/cgroup.kill", "1");
+      if (have_kill) wait_cgroup_unpopulated(cgroup_dir_, deadline);  // woken when the last one is gone
       for (;;) {
         const std::vector<int> pids = read_pids(procs);
         if (pids.empty()) break;
