@@ -58,6 +58,24 @@ TEST(HostObject, HostDeniedOwnAllowedUnderEveryNetworkMode) {
   }
 }
 
+TEST(HostObject, WindowsObjectsHostDeniedControlsAllowed) {
+  for (NetworkMode m : {NetworkMode::kNone, NetworkMode::kLoopback, NetworkMode::kFull}) {
+    EXPECT_EQ(exp(AttemptClass::kRegistryWrite, "ipc:hkcu-run", m), Expected::kDenied);
+    EXPECT_EQ(exp(AttemptClass::kRegistryWrite, "ipc:hkcu-canary", m), Expected::kDenied);
+    EXPECT_EQ(exp(AttemptClass::kRegistryWrite, "ipc:reg-grant", m), Expected::kAllowed);
+    EXPECT_EQ(exp(AttemptClass::kNamedObjectReach, "ipc:pipe", m), Expected::kDenied);
+    EXPECT_EQ(exp(AttemptClass::kNamedObjectReach, "ipc:event", m), Expected::kDenied);
+    EXPECT_EQ(exp(AttemptClass::kNamedObjectReach, "ipc:own-pipe", m), Expected::kAllowed);
+    EXPECT_EQ(exp(AttemptClass::kNamedObjectReach, "ipc:own-event", m), Expected::kAllowed);
+  }
+  // A registry target is not a named-object target, and the reverse.
+  EXPECT_THROW(exp(AttemptClass::kNamedObjectReach, "ipc:hkcu-run", NetworkMode::kNone), Error);
+  EXPECT_THROW(exp(AttemptClass::kRegistryWrite, "ipc:pipe", NetworkMode::kNone), Error);
+  // On Linux the classes are unavailable, saying why (a skip, never a pass).
+  EXPECT_TRUE(class_unavailable(AttemptClass::kRegistryWrite));
+  EXPECT_TRUE(class_unavailable(AttemptClass::kNamedObjectReach));
+}
+
 TEST(HostObject, LoopbackResolverFollowsTheNetworkMode) {
   EXPECT_EQ(exp(AttemptClass::kDnsQuery, "ipc:dns-loopback", NetworkMode::kNone), Expected::kDenied);
   EXPECT_EQ(exp(AttemptClass::kDnsQuery, "ipc:dns-loopback", NetworkMode::kLoopback), Expected::kAllowed);
