@@ -59,15 +59,20 @@ TEST(HostObject, HostDeniedOwnAllowedUnderEveryNetworkMode) {
 }
 
 TEST(HostObject, WindowsObjectsHostDeniedControlsAllowed) {
-  for (NetworkMode m : {NetworkMode::kNone, NetworkMode::kLoopback, NetworkMode::kFull}) {
-    EXPECT_EQ(exp(AttemptClass::kRegistryWrite, "ipc:hkcu-run", m), Expected::kDenied);
-    EXPECT_EQ(exp(AttemptClass::kRegistryWrite, "ipc:hkcu-canary", m), Expected::kDenied);
-    EXPECT_EQ(exp(AttemptClass::kRegistryWrite, "ipc:reg-grant", m), Expected::kAllowed);
-    EXPECT_EQ(exp(AttemptClass::kNamedObjectReach, "ipc:pipe", m), Expected::kDenied);
-    EXPECT_EQ(exp(AttemptClass::kNamedObjectReach, "ipc:event", m), Expected::kDenied);
-    EXPECT_EQ(exp(AttemptClass::kNamedObjectReach, "ipc:own-pipe", m), Expected::kAllowed);
-    EXPECT_EQ(exp(AttemptClass::kNamedObjectReach, "ipc:own-event", m), Expected::kAllowed);
-  }
+  struct Row {
+    AttemptClass klass;
+    const char* target;
+    Expected want;
+  };
+  const Row rows[] = {{AttemptClass::kRegistryWrite, "ipc:hkcu-run", Expected::kDenied},
+                      {AttemptClass::kRegistryWrite, "ipc:hkcu-canary", Expected::kDenied},
+                      {AttemptClass::kRegistryWrite, "ipc:reg-grant", Expected::kAllowed},
+                      {AttemptClass::kNamedObjectReach, "ipc:pipe", Expected::kDenied},
+                      {AttemptClass::kNamedObjectReach, "ipc:event", Expected::kDenied},
+                      {AttemptClass::kNamedObjectReach, "ipc:own-pipe", Expected::kAllowed},
+                      {AttemptClass::kNamedObjectReach, "ipc:own-event", Expected::kAllowed}};
+  for (NetworkMode m : {NetworkMode::kNone, NetworkMode::kLoopback, NetworkMode::kFull})
+    for (const Row& r : rows) EXPECT_EQ(exp(r.klass, r.target, m), r.want) << r.target;
   // A registry target is not a named-object target, and the reverse.
   EXPECT_THROW(exp(AttemptClass::kNamedObjectReach, "ipc:hkcu-run", NetworkMode::kNone), Error);
   EXPECT_THROW(exp(AttemptClass::kRegistryWrite, "ipc:pipe", NetworkMode::kNone), Error);
