@@ -16,11 +16,11 @@ wine_prefix_create
 src="Z:$(pwd | tr / '\\')"
 fail() { echo "wine run: FAIL: $*" >&2; exit 1; }
 
-# At least this many executions must run (not skip): the suite runs 84 under Wine 8.0 today.
-min_ran=${BREAKOUT_WINE_MIN_RAN:-60}
+# At least this many executions must run (not skip): the suite runs 100 under Wine 8.0 today.
+min_ran=${BREAKOUT_WINE_MIN_RAN:-90}
 # Classes that must have run at least one deny (each shown to escape) and one control,
 # classes with denies only (lifetime: the heartbeat), and contract classes that must have run.
-need_classes="fs-write fs-read net-connect env-leak"
+need_classes="fs-write fs-read net-connect env-leak registry-write named-object-reach"
 need_deny="lifetime"
 need_contract="exit-code cwd output-flood no-timeout"
 

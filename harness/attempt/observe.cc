@@ -130,6 +130,13 @@ Observation observe_connect(const Execution& ex, const AttemptIo& io, const RunC
   return o;
 }
 
+// A lifetime attempt whose probe asks for CREATE_BREAKAWAY_FROM_JOB (Windows spawn-escape --technique breakaway).
+bool asks_breakaway(const Attempt& a) {
+  for (std::size_t i = 0; i + 1 < a.args.size(); ++i)
+    if (a.args[i] == "--technique" && a.args[i + 1] == "breakaway") return true;
+  return false;
+}
+
 Observation observe_heartbeat(const Execution& ex, const AttemptIo& io, const LaunchResult& run,
                               const Containment& box, const RunContext& ctx) {
   Observation o;
@@ -143,7 +150,13 @@ Observation observe_heartbeat(const Execution& ex, const AttemptIo& io, const La
   o.evidence["grace_ms"] = ctx.heartbeat_grace.count();
   o.evidence["processes_left_in_containment"] = alive;
   o.evidence["containment"] = box.mechanism();
-  if (at_return == 0) o.in_run_control = "the heartbeat never started (probe broken, or the sandbox blocked the workspace)";
+  if (at_return == 0 && asks_breakaway(*ex.attempt) && !box.allows_breakaway())
+    // CREATE_BREAKAWAY_FROM_JOB needs every job around the probe to allow it, the harness's
+    // own box included (Microsoft Learn, "Nested Jobs"): a refusal here may be ours, not the
+    // sandbox's, so nothing is learnt about the sandbox (docs/windows.md, job escape).
+    o.not_applicable = "the beater never started, and the harness's own job (" + box.mechanism() +
+                       ") refuses breakaway: the refusal cannot be told from the sandbox's";
+  else if (at_return == 0) o.in_run_control = "the heartbeat never started (probe broken, or the sandbox blocked the workspace)";
   else if (ex.attempt->klass == AttemptClass::kTimeoutKill && !run.timed_out)
     o.in_run_control = "the probe did not hang until the timeout (spawner returned first)";
   else o.in_run_control = "";
@@ -382,7 +395,9 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
     case AttemptClass::kIpcReach:
     case AttemptClass::kKeyRead:
     case AttemptClass::kTtyInject:
-    case AttemptClass::kDnsQuery: return observe_host_object(ex, tree, io, run, ctx);
+    case AttemptClass::kDnsQuery:
+    case AttemptClass::kRegistryWrite:
+    case AttemptClass::kNamedObjectReach: return observe_host_object(ex, tree, io, run, ctx);
     default: return observe_contract(ex, io, run);
   }
 }

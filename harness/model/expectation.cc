@@ -186,7 +186,9 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
     case AttemptClass::kIpcReach:
     case AttemptClass::kKeyRead:
     case AttemptClass::kTtyInject:
-    case AttemptClass::kDnsQuery: return expect_host_object(klass, *target, policy);
+    case AttemptClass::kDnsQuery:
+    case AttemptClass::kRegistryWrite:
+    case AttemptClass::kNamedObjectReach: return expect_host_object(klass, *target, policy);
     default: break;
   }
   throw Error("no expectation rule for class " + std::string(to_string(klass)));

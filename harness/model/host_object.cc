@@ -32,6 +32,17 @@ constexpr HostObjectInfo kObjects[] = {
     // unix datagram socket in the workspace (reachable in every network mode: the control).
     {"dns-loopback", AttemptClass::kDnsQuery, true},
     {"dns-workspace", AttemptClass::kDnsQuery, false},
+    // registry-write (Windows): the HKCU Run key and an HKCU\Software canary key the harness
+    // watches; control: a per-attempt key the harness creates and names to the probe.
+    {"hkcu-run", AttemptClass::kRegistryWrite, true},
+    {"hkcu-canary", AttemptClass::kRegistryWrite, true},
+    {"reg-grant", AttemptClass::kRegistryWrite, false},
+    // named-object-reach (Windows): a named pipe server and a named event the harness owns;
+    // controls: the probe's own pipe and event.
+    {"pipe", AttemptClass::kNamedObjectReach, true},
+    {"own-pipe", AttemptClass::kNamedObjectReach, false},
+    {"event", AttemptClass::kNamedObjectReach, true},
+    {"own-event", AttemptClass::kNamedObjectReach, false},
 };
 }  // namespace
 
@@ -60,6 +71,12 @@ Expectation expect_host_object(AttemptClass klass, const Target& target, const P
     if (policy.network == NetworkMode::kNone) return {Expected::kDenied, m + " admits no resolver, not even one on the host's loopback"};
     return {Expected::kAllowed, m + " admits the host's loopback resolver"};
   }
+  if (target.value == "reg-grant")
+    // No policy field covers the registry; this key is the registry's "workspace": the
+    // harness creates it for this attempt and names it in the command, as it names the
+    // workspace. It shows the probe's write works here; a sandbox that refuses every
+    // registry write comes out overblock on it, and its denials then prove nothing.
+    return {Expected::kAllowed, "the per-attempt key the harness created and named to the probe (control)"};
   if (!o->host) return {Expected::kAllowed, "the probe's own " + target.value.substr(target.value.find('-') + 1) +
                                                 " inside the sandbox (control)"};
   // No policy field grants any of these: the sandbox's reach ends at its own
@@ -69,6 +86,8 @@ Expectation expect_host_object(AttemptClass klass, const Target& target, const P
                                   : klass == AttemptClass::kIpcReach   ? "IPC objects or shared-dir files"
                                   : klass == AttemptClass::kKeyRead    ? "keyrings"
                                   : klass == AttemptClass::kDnsQuery   ? "resolvers"
+                                  : klass == AttemptClass::kRegistryWrite ? "registry keys"
+                                  : klass == AttemptClass::kNamedObjectReach ? "named pipes or events"
                                                                        : "terminals")};
 }
 

@@ -42,6 +42,8 @@ enum class AttemptClass {
   kIoUringWrite,  // create a file through io_uring (no openat)    -> snapshot diff, as fs-write
   kIoUringConnect,  // connect + send through io_uring (no connect(2)) -> listener received the nonce
   kSyscallAbiWrite,  // create a file through the i386/x32 syscall ABI -> snapshot diff, as fs-write
+  kRegistryWrite,    // Windows: set a value under a harness-watched HKCU key -> the key's value snapshot changed
+  kNamedObjectReach, // Windows: a harness-owned named pipe / event  -> the pipe received the nonce, the event is set
   // Real-host mode only (`run --real-host`, docs/real-host.md): the real HOME, never planted into but canaries.
   kRealHomeRead,   // read a real secret under the real HOME        -> keyed digest of its bytes in output
   kRealHomeWrite,  // create a canary-named file in the real HOME   -> the file exists afterwards

@@ -39,6 +39,9 @@ class Containment {
   int live_count() const;
   // "cgroup2 <path>" or "nonce-scan" (for the record).
   std::string mechanism() const;
+  // Whether a process in the box may leave it on request (Windows: JOB_OBJECT_LIMIT_BREAKAWAY_OK).
+  // Never: the box is the harness's kill net (platform/win/job.cc); POSIX has no such request.
+  bool allows_breakaway() const { return false; }
 
   // Used by run_process in the child between clone and execve (async-signal-safe; posix/vfork_spawn.h).
   int cgroup_procs_fd() const { return procs_fd_; }

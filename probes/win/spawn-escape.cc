@@ -1,6 +1,6 @@
 // breakout-probe-spawn-escape (Windows): leaves a process behind that tries to outlive the sandbox.
 //
-//   breakout-probe-spawn-escape --technique background --heartbeat FILE [--lifetime-ms 30000] [--wait-beats 3]
+//   breakout-probe-spawn-escape --technique background|breakaway --heartbeat FILE [--lifetime-ms 30000] [--wait-beats 3]
 //
 // The Windows twin of probes/spawn-escape.cc for the technique that exists on
 // Windows: `background` starts a beater (this exe again, --beater) with
@@ -8,7 +8,11 @@
 // (STARTF_USESTDHANDLES: without it a console child gets its parent's, and would
 // hold the spawner's pipes), DETACHED_PROCESS; then the probe exits. The beater
 // appends "beat <n> <pid>\n" to FILE every 25 ms until --lifetime-ms (100..600000)
-// after the probe started, then stops by itself (the safety bound). The POSIX
+// after the probe started, then stops by itself (the safety bound). `breakaway` is the
+// same with CREATE_BREAKAWAY_FROM_JOB: the beater leaves the job the probe runs in, which
+// the job allows only with JOB_OBJECT_LIMIT_BREAKAWAY_OK (Microsoft Learn, "Process
+// Creation Flags", "JOBOBJECT_BASIC_LIMIT_INFORMATION"); refused, CreateProcessW fails
+// with ERROR_ACCESS_DENIED and the report says breakaway_refused. The POSIX
 // techniques (double-fork-setsid, ignore-signals, clear-pdeathsig, new-pgrp) have
 // no Windows meaning: usage error (64).
 // Microsoft Learn: "CreateProcessW", "STARTUPINFOW" (STARTF_USESTDHANDLES),
@@ -36,7 +40,7 @@ using namespace breakout::probe;
 namespace {
 
 constexpr char kUsage[] =
-    "usage: breakout-probe-spawn-escape --technique background --heartbeat FILE [--lifetime-ms 30000] "
+    "usage: breakout-probe-spawn-escape --technique background|breakaway --heartbeat FILE [--lifetime-ms 30000] "
     "[--wait-beats 3]\n";
 constexpr long long kBeatIntervalMs = 25;
 
@@ -99,7 +103,8 @@ int wmain(int argc, wchar_t** wargv) {
     return 0;
   }
   const std::string technique = args.require("technique");
-  if (technique != "background") args.usage_error("--technique " + technique + " has no Windows counterpart");
+  if (technique != "background" && technique != "breakaway")
+    args.usage_error("--technique " + technique + " has no Windows counterpart");
   if (lifetime < 100) args.usage_error("--lifetime-ms must be in [100, 600000]");
   const long wait_beats = static_cast<long>(args.get_int("wait-beats", 1, 1000, 3));
 
@@ -119,9 +124,12 @@ int wmain(int argc, wchar_t** wargv) {
   si.cb = sizeof si;
   si.dwFlags = STARTF_USESTDHANDLES;  // null standard handles: the beater holds none of the spawner's pipes
   PROCESS_INFORMATION pi{};
-  if (!::CreateProcessW(exe.c_str(), cmdline.data(), nullptr, nullptr, FALSE, DETACHED_PROCESS | CREATE_UNICODE_ENVIRONMENT,
-                        nullptr, nullptr, &si, &pi)) {
-    fail_win32(r, "CreateProcessW", ::GetLastError());
+  const DWORD flags = DETACHED_PROCESS | CREATE_UNICODE_ENVIRONMENT |
+                      (technique == "breakaway" ? CREATE_BREAKAWAY_FROM_JOB : 0);
+  if (!::CreateProcessW(exe.c_str(), cmdline.data(), nullptr, nullptr, FALSE, flags, nullptr, nullptr, &si, &pi)) {
+    const DWORD e = ::GetLastError();
+    fail_win32(r, "CreateProcessW", e);
+    r.set("breakaway_refused", technique == "breakaway" && e == ERROR_ACCESS_DENIED);
     r.emit();
     return r.exit_code();
   }

@@ -58,6 +58,29 @@ TEST(HostObject, HostDeniedOwnAllowedUnderEveryNetworkMode) {
   }
 }
 
+TEST(HostObject, WindowsObjectsHostDeniedControlsAllowed) {
+  struct Row {
+    AttemptClass klass;
+    const char* target;
+    Expected want;
+  };
+  const Row rows[] = {{AttemptClass::kRegistryWrite, "ipc:hkcu-run", Expected::kDenied},
+                      {AttemptClass::kRegistryWrite, "ipc:hkcu-canary", Expected::kDenied},
+                      {AttemptClass::kRegistryWrite, "ipc:reg-grant", Expected::kAllowed},
+                      {AttemptClass::kNamedObjectReach, "ipc:pipe", Expected::kDenied},
+                      {AttemptClass::kNamedObjectReach, "ipc:event", Expected::kDenied},
+                      {AttemptClass::kNamedObjectReach, "ipc:own-pipe", Expected::kAllowed},
+                      {AttemptClass::kNamedObjectReach, "ipc:own-event", Expected::kAllowed}};
+  for (NetworkMode m : {NetworkMode::kNone, NetworkMode::kLoopback, NetworkMode::kFull})
+    for (const Row& r : rows) EXPECT_EQ(exp(r.klass, r.target, m), r.want) << r.target;
+  // A registry target is not a named-object target, and the reverse.
+  EXPECT_THROW(exp(AttemptClass::kNamedObjectReach, "ipc:hkcu-run", NetworkMode::kNone), Error);
+  EXPECT_THROW(exp(AttemptClass::kRegistryWrite, "ipc:pipe", NetworkMode::kNone), Error);
+  // On Linux the classes are unavailable, saying why (a skip, never a pass).
+  EXPECT_TRUE(class_unavailable(AttemptClass::kRegistryWrite));
+  EXPECT_TRUE(class_unavailable(AttemptClass::kNamedObjectReach));
+}
+
 TEST(HostObject, LoopbackResolverFollowsTheNetworkMode) {
   EXPECT_EQ(exp(AttemptClass::kDnsQuery, "ipc:dns-loopback", NetworkMode::kNone), Expected::kDenied);
   EXPECT_EQ(exp(AttemptClass::kDnsQuery, "ipc:dns-loopback", NetworkMode::kLoopback), Expected::kAllowed);

@@ -28,8 +28,8 @@
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
 #include "harness/oracle/posix/dns_resolver.h"
+#include "harness/oracle/own_object.h"
 #include "probes/common/foreign_abi.h"
-#include "probes/common/own_token.h"
 
 extern char** environ;
 
@@ -59,24 +59,15 @@ key_t sysv_key(const std::string& nonce) {
 }
 
 // ---------------------------------------------------------------------------
-// The probe's own object (the control): nothing on the host; its token must show up.
-class OwnObject : public HostObject {
+// The probe's own object (the control); under `none` its POSIX shm object is the host's.
+class PosixOwnObject : public OwnObject {
  public:
-  OwnObject(std::string kind, const HostObjectSetup& s) : kind_(std::move(kind)), nonce_(s.nonce) {}
-  ~OwnObject() override {
-    // Under `none` the probe's own POSIX shm object is the host's: remove it if the probe could not.
+  PosixOwnObject(const std::string& kind, const HostObjectSetup& s)
+      : OwnObject(kind, kind == "victim" || kind == "key" || kind == "pty" ? "own" : "own:" + kind, s) {}
+  ~PosixOwnObject() override {
+    // Remove the probe's own POSIX shm object if the probe could not.
     if (kind_ == "posix-shm") ::shm_unlink(("/breakout-own-" + nonce_.substr(0, 8)).c_str());
   }
-  std::string spec() const override { return kind_ == "victim" || kind_ == "key" || kind_ == "pty" ? "own" : "own:" + kind_; }
-  HostEvidence inspect() override {
-    HostEvidence e;
-    e.token = own_token(nonce_);
-    e.summary = "the probe's own " + kind_;
-    return e;
-  }
-
- private:
-  std::string kind_, nonce_;
 };
 
 // ---------------------------------------------------------------------------
@@ -396,7 +387,7 @@ class HostPty : public HostObject {
 
 std::unique_ptr<HostObject> make_host_object(const std::string& name, const HostObjectSetup& s) {
   const std::string tag = s.nonce.substr(0, 8);
-  if (name.rfind("own-", 0) == 0) return std::make_unique<OwnObject>(name.substr(4), s);
+  if (name.rfind("own-", 0) == 0) return std::make_unique<PosixOwnObject>(name.substr(4), s);
   if (name == "victim") return std::make_unique<Victim>(s);
   if (name == "sysv-shm") return std::make_unique<SysvShm>(s);
   if (name == "sysv-msg") return std::make_unique<SysvMsg>(s);
@@ -447,6 +438,8 @@ std::optional<std::string> syscall_abi_unavailable(const std::string& abi) {
 }
 
 std::optional<std::string> class_unavailable(AttemptClass klass) {
+  if (klass == AttemptClass::kRegistryWrite) return std::string("the registry exists only on Windows");
+  if (klass == AttemptClass::kNamedObjectReach) return std::string("Win32 named pipes and events exist only on Windows");
 #if !defined(__x86_64__)
   if (klass == AttemptClass::kSyscallAbiWrite) return std::string("the i386 and x32 syscall ABIs exist only on x86-64");
 #endif

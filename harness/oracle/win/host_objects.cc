@@ -1,17 +1,28 @@
-// Host objects on Windows: none yet (the process-reach/ipc/key/tty classes are Linux attempts).
+// Host objects on Windows: registry keys (registry-write), a named pipe and event (named-object-reach), and the probe's own twins.
 #include "harness/oracle/host_objects.h"
 
 #include "harness/core/error.h"
 #include "harness/model/host_object.h"
+#include "harness/oracle/own_object.h"
+#include "harness/oracle/win/named_objects.h"
+#include "harness/oracle/win/registry_key.h"
 
 namespace breakout {
 
-std::unique_ptr<HostObject> make_host_object(const std::string& name, const HostObjectSetup&) {
-  throw Error("host object " + name + " is not implemented on Windows");
+std::unique_ptr<HostObject> make_host_object(const std::string& name, const HostObjectSetup& setup) {
+  const HostObjectInfo* info = host_object_info(name);
+  if (info == nullptr || host_object_unavailable(name)) throw Error(*host_object_unavailable(name));
+  if (info->klass == AttemptClass::kRegistryWrite) return make_registry_object(name, setup);
+  if (!info->host) return std::make_unique<OwnObject>(name.substr(4), "own:" + name.substr(4), setup);  // own-pipe, own-event
+  return make_named_object(name, setup);
 }
 
 std::optional<std::string> host_object_unavailable(const std::string& name) {
-  return "host object " + name + " is not implemented on Windows";
+  const HostObjectInfo* info = host_object_info(name);
+  if (info != nullptr && (info->klass == AttemptClass::kRegistryWrite || info->klass == AttemptClass::kNamedObjectReach))
+    return std::nullopt;
+  return "host object " + name +
+         " is not implemented on Windows (the process-reach/ipc/key/tty/dns classes are Linux attempts)";
 }
 
 std::optional<std::string> class_unavailable(AttemptClass klass) {
