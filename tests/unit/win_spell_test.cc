@@ -38,43 +38,43 @@ std::string path_of(std::string_view form, std::string_view path = kFoo) {
   return s.path;
 }
 
-TEST(WinSpell, DosDevicePathsAsDocumented) {
-  // [FPF] "DOS device paths": "\\.\C:\Test\Foo.txt" and "\\?\C:\Test\Foo.txt".
-  EXPECT_EQ(path_of("local-device"), "\\\\.\\C:\\Test\\Foo.txt");
-  EXPECT_EQ(path_of("verbatim"), "\\\\?\\C:\\Test\\Foo.txt");
-  // [FPF] "\\.\Volume{b75e2c83-0000-0000-0000-602f00000000}\Test\Foo.txt" (here with the "\\?\" the API returns).
-  EXPECT_EQ(path_of("volume-guid"), "\\\\?\\Volume{b75e2c83-0000-0000-0000-602f00000000}\\Test\\Foo.txt");
-  // [FPF] "\\?\UNC\Server\Share\Test\Foo.txt", with the local machine and the C$ admin share ([FPF] "\\system07\C$\").
-  EXPECT_EQ(path_of("verbatim-unc"), "\\\\?\\UNC\\localhost\\C$\\Test\\Foo.txt");
-  EXPECT_EQ(path_of("unc-localhost"), "\\\\localhost\\C$\\Test\\Foo.txt");
-  EXPECT_EQ(path_of("unc-loopback-ip"), "\\\\127.0.0.1\\C$\\Test\\Foo.txt");
-  // [NAF] "NT Namespaces": "\\?\GLOBALROOT" reaches the object manager's root, "\Device\HarddiskVolume1" a volume.
-  EXPECT_EQ(path_of("globalroot-device"), "\\\\?\\GLOBALROOT\\Device\\HarddiskVolume3\\Test\\Foo.txt");
-  // [PZ] "\??\" is handed to the object manager unchanged.
-  EXPECT_EQ(path_of("nt-object"), "\\??\\C:\\Test\\Foo.txt");
-  // [PZ] only "\\?\" with backslashes skips normalisation; "//?/" is a normalised DOS device path.
-  EXPECT_EQ(path_of("verbatim-forward-slashes"), "//?/C:/Test/Foo.txt");
+struct Documented {
+  const char* form;
+  const char* spelled;  // of kFoo, with facts()
+  const char* source;   // the rule it follows
+};
+
+// One row per form: the spelling of [FPF]'s example file "C:\Test\Foo.txt" and where the rule is written.
+const Documented kDocumented[] = {
+    {"local-device", "\\\\.\\C:\\Test\\Foo.txt", "[FPF] DOS device paths: \\\\.\\C:\\Test\\Foo.txt"},
+    {"verbatim", "\\\\?\\C:\\Test\\Foo.txt", "[FPF] DOS device paths: \\\\?\\C:\\Test\\Foo.txt"},
+    {"volume-guid", "\\\\?\\Volume{b75e2c83-0000-0000-0000-602f00000000}\\Test\\Foo.txt",
+     "[FPF] \\\\.\\Volume{b75e2c83-...}\\Test\\Foo.txt (the \\\\?\\ the API returns)"},
+    {"verbatim-unc", "\\\\?\\UNC\\localhost\\C$\\Test\\Foo.txt", "[FPF] \\\\?\\UNC\\Server\\Share\\Test\\Foo.txt"},
+    {"unc-localhost", "\\\\localhost\\C$\\Test\\Foo.txt", "[FPF] UNC paths: \\\\system07\\C$\\ is C: there"},
+    {"unc-loopback-ip", "\\\\127.0.0.1\\C$\\Test\\Foo.txt", "[FPF] UNC paths"},
+    {"globalroot-device", "\\\\?\\GLOBALROOT\\Device\\HarddiskVolume3\\Test\\Foo.txt",
+     "[NAF] NT Namespaces: \\\\?\\GLOBALROOT, \\Device\\HarddiskVolume1"},
+    {"nt-object", "\\??\\C:\\Test\\Foo.txt", "[PZ] \\??\\ reaches the object manager unchanged"},
+    {"verbatim-forward-slashes", "//?/C:/Test/Foo.txt", "[PZ] only \\\\?\\ with backslashes is verbatim"},
+    {"forward-slashes", "C:/Test/Foo.txt", "[FPF] Canonicalize separators: / becomes \\"},
+    {"repeated-separators", "C:\\\\Test\\\\\\Foo.txt", "[FPF] Canonicalize separators: runs collapse"},
+    {"dot-segments", "C:\\.\\Test\\.\\breakout-none\\..\\Foo.txt", "[FPF] Evaluate relative components"},
+    {"trailing-dots-spaces", "C:\\Test\\Foo.txt. .", "[FPF] Trim characters: trailing periods and spaces"},
+    {"case-swapped", "c:\\tEST\\Foo.txt", "[NAF] Naming Conventions: case-insensitive (the last name kept)"},
+    {"rooted", "\\Test\\Foo.txt", "[FPF] \\Program Files\\...: the root of the current drive"},
+    {"drive-relative", "C:..\\Foo.txt", "[FPF] C:Projects\\...: drive C:'s current directory"},
+    {"relative", "..\\Foo.txt", "[FPF] ..\\Publications\\...: the current directory"},
+    {"ads-data", "C:\\Test\\Foo.txt::$DATA", "[FS] ::$DATA is the default stream"},
+    {"ads-named", "C:\\Test\\Foo.txt:breakout", "[FS] file:name is a named stream"},
+    {"ads-index-allocation", "C:\\Test\\Foo.txt::$INDEX_ALLOCATION", "[FS] a directory's index stream"},
+};
+
+TEST(WinSpell, EachFormAsDocumented) {
+  for (const auto& d : kDocumented) EXPECT_EQ(path_of(d.form), d.spelled) << d.form << ": " << d.source;
 }
 
-TEST(WinSpell, NormalisedSpellingsAsDocumented) {
-  // [FPF] "Canonicalize separators": "/" is converted to "\" and runs collapse into one.
-  EXPECT_EQ(path_of("forward-slashes"), "C:/Test/Foo.txt");
-  EXPECT_EQ(path_of("repeated-separators"), "C:\\\\Test\\\\\\Foo.txt");
-  // [FPF] "Evaluate relative components": "." is removed, ".." removes the segment before it.
-  EXPECT_EQ(path_of("dot-segments"), "C:\\.\\Test\\.\\breakout-none\\..\\Foo.txt");
-  // [FPF] "Trim characters": trailing periods and spaces of the last segment are removed.
-  EXPECT_EQ(path_of("trailing-dots-spaces"), "C:\\Test\\Foo.txt. .");
-  // [NAF] "Naming Conventions": file names are case-insensitive (the last name kept: a new file takes its spelling).
-  EXPECT_EQ(path_of("case-swapped"), "c:\\tEST\\Foo.txt");
-  // [FPF] "\Program Files\...": relative to the root of the current drive; "C:Projects\..." to drive C:'s
-  // current directory; "..\Publications\..." to the current directory.
-  EXPECT_EQ(path_of("rooted"), "\\Test\\Foo.txt");
-  EXPECT_EQ(path_of("drive-relative"), "C:..\\Foo.txt");
-  EXPECT_EQ(path_of("relative"), "..\\Foo.txt");
-  // [FS] "::$DATA" is the default stream, ":name" a named one, "::$INDEX_ALLOCATION" a directory's index.
-  EXPECT_EQ(path_of("ads-data"), "C:\\Test\\Foo.txt::$DATA");
-  EXPECT_EQ(path_of("ads-named"), "C:\\Test\\Foo.txt:breakout");
-  EXPECT_EQ(path_of("ads-index-allocation"), "C:\\Test\\Foo.txt::$INDEX_ALLOCATION");
+TEST(WinSpell, LongPathGoesPastMaxPath) {
   // [NAF] "Maximum Path Length Limitation": MAX_PATH is 260; the spelling is longer, its normalised form is not.
   const std::string long_path = path_of("long-path");
   EXPECT_GT(long_path.size(), 300u);
