@@ -23,10 +23,16 @@ min_ran=${BREAKOUT_WINE_MIN_RAN:-90}
 need_classes="fs-write fs-read net-connect env-leak registry-write named-object-reach"
 need_deny="lifetime"
 need_contract="exit-code cwd output-flood no-timeout"
+# Windows path forms Wine 8.0 resolves (docs/windows.md, "Path forms and reparse points"): every
+# win.path.{write,read}.<form> execution must have run, not skipped. The probe calls a failure
+# through a form "unavailable" under Wine, so without this a broken rewrite would hide as a skip.
+need_forms="forward-slashes repeated-separators dot-segments trailing-dots-spaces case-swapped rooted
+  drive-relative relative local-device verbatim verbatim-forward-slashes nt-object short-name long-path hardlink"
 
 start=$(date +%s)
 set +e
-timeout 600 "$WINE" "$bin/breakout.exe" --scenarios "$src\\scenarios" --spawners "$src\\spawners" \
+# 1200 s: win_paths.toml roughly trebled the executions (126 -> 334); the run took up to 155 s for 126 under load.
+timeout 1200 "$WINE" "$bin/breakout.exe" --scenarios "$src\\scenarios" --spawners "$src\\spawners" \
   run --spawner none --suite windows --jobs 2 --out "Z:$(tr / '\\' <<<"$out")\\res" \
   >"$out/stdout" 2>"$out/stderr"
 rc=$?
@@ -51,6 +57,13 @@ for c in $need_classes; do
 done
 for c in $need_deny; do (( $(ran_role "$c" deny) > 0 )) || fail "class $c ran no deny execution"; done
 for c in $need_contract; do (( $(ran_role "$c" contract) > 0 )) || fail "contract class $c did not run"; done
+form_rows='.attempts[] | select(.attempt == "win.path.write." + $f or .attempt == "win.path.read." + $f)'
+for f in $need_forms; do
+  ran_form=$(jq --arg f "$f" "[$form_rows | select(.verdict != \"skip\")] | length" "$res")
+  # 2 attempts (write, read) x 2 targets (deny, control) x 2 policies
+  (( ran_form == 8 )) || { jq -r --arg f "$f" "$form_rows"' | "\(.id) \(.verdict): \(.reason)"' "$res" >&2
+                           fail "path form $f: $ran_form of 8 executions ran"; }
+done
 # The log says what was skipped and why, per reason.
 jq -r '[.attempts[] | select(.verdict == "skip") | .reason] | group_by(.) | map("  skip x\(length): \(.[0])") | .[]' "$res"
 [[ -z ${BREAKOUT_WINE_RUN_KEEP:-} ]] || cp "$res" "$BREAKOUT_WINE_RUN_KEEP"

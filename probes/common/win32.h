@@ -71,7 +71,11 @@ inline int errno_from_win32(DWORD e) {
 
 // A failed step: the report's usual fields plus "win32_error" and the system's message,
 // in the harness's "[win32] step: message (error N)" form.
+// The Win32 error of the last fail_win32 call (probes/win/path_form.h reads it to say why a form failed).
+inline DWORD last_failure = 0;
+
 inline void fail_win32(ProbeReport& r, const std::string& step, DWORD e) {
+  last_failure = e;
   r.fail(step, errno_from_win32(e == 0 ? ERROR_GEN_FAILURE : e));
   r.set("win32_error", static_cast<unsigned long long>(e));
   wchar_t* text = nullptr;

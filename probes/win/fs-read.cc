@@ -1,6 +1,6 @@
 // breakout-probe-fs-read (Windows): tries to read a file it is given.
 //
-//   breakout-probe-fs-read --path P [--echo | --key K]
+//   breakout-probe-fs-read --path P [--echo | --key K] [--form F [--link L]]
 //
 // The Windows twin of probes/fs-read.cc, same arguments and report: reads at most
 // 1 MiB of P (CreateFileW + ReadFile) and reports "size", "truncated", "sha256"
@@ -9,6 +9,7 @@
 // bytes are not translated). Paths are WTF-8 (harness/core/wtf8.h).
 // Reads are synchronous, so a pipe or device at P could block: a 10 s watchdog
 // thread ends the process (exit 1, no report) instead, like alarm(10) on POSIX.
+// --form F reads P through a Windows path form, as in fs-write (probes/win/path_form.h).
 // Microsoft Learn: "CreateFileW", "ReadFile", "GetFileType", "GetFileSizeEx".
 //
 // Result: ok=true when open and read succeeded; otherwise errno (closest POSIX
@@ -29,12 +30,13 @@
 #include "probes/common/args.h"
 #include "probes/common/report.h"
 #include "probes/common/win32.h"
+#include "probes/win/path_form.h"
 
 using namespace breakout::probe;
 
 namespace {
 
-constexpr char kUsage[] = "usage: breakout-probe-fs-read --path P [--echo | --key K]\n";
+constexpr char kUsage[] = "usage: breakout-probe-fs-read --path P [--echo | --key K] [--form F [--link L]]\n";
 constexpr std::size_t kMaxRead = 1u << 20;
 
 }  // namespace
@@ -42,17 +44,14 @@ constexpr std::size_t kMaxRead = 1u << 20;
 int wmain(int argc, wchar_t** wargv) {
   WideArgs wide_args(argc, wargv);
   Args args(wide_args.argc(), wide_args.argv(), kUsage,
-            {{"path", Args::kValue}, {"echo", Args::kFlag}, {"key", Args::kValue}});
+            {{"path", Args::kValue}, {"echo", Args::kFlag}, {"key", Args::kValue}, {"form", Args::kValue},
+             {"link", Args::kValue}});
   const std::string path = args.require("path");
   const bool echo = args.has("echo");
   const bool keyed = args.has("key");
   if (echo && keyed) args.usage_error("--echo and --key exclude each other");
-  std::wstring p;
-  try {
-    p = wide(path);
-  } catch (const std::exception& e) {
-    args.usage_error(std::string("path is not WTF-8: ") + e.what());
-  }
+  const std::string form = args.get("form").value_or("");
+  if (!form.empty() && !breakout::winpath::is_spelling(form)) args.usage_error("unknown --form '" + form + "'");
   std::thread([] {  // hard bound, like alarm(10) in the POSIX probe
     std::this_thread::sleep_for(std::chrono::seconds(10));
     std::_Exit(1);
@@ -61,6 +60,16 @@ int wmain(int argc, wchar_t** wargv) {
 
   ProbeReport r("fs-read");
   r.set("path", path);
+  std::wstring p;
+  FormAim aim(r, form, args.get("link").value_or(""));
+  try {
+    if (!aim.spell(path, &p)) {
+      r.emit();
+      return r.exit_code();
+    }
+  } catch (const std::exception& e) {
+    args.usage_error(std::string("path is not WTF-8: ") + e.what());
+  }
 
   std::string data;
   bool truncated = false;
@@ -98,6 +107,7 @@ int wmain(int argc, wchar_t** wargv) {
     else
       r.set("sha256", breakout::sha256_hex(data));
   }
+  aim.after_op();
   if (echo && opened) {
     r.set("echoed", static_cast<unsigned long long>(data.size()));
     std::fputs("BREAKOUT-ECHO-BEGIN\n", stdout);

@@ -1,6 +1,6 @@
 // breakout-probe-fs-write (Windows): tries ONE file-system modification at a path it is given.
 //
-//   breakout-probe-fs-write --op OP --path P [--src S]
+//   breakout-probe-fs-write --op OP --path P [--src S] [--form F [--link L]]
 //
 // The Windows twin of probes/fs-write.cc, same arguments and report. Paths are
 // WTF-8 (harness/core/wtf8.h) and reach the wide *W functions unchanged.
@@ -16,6 +16,9 @@
 //   symlink     CreateSymbolicLinkW(P, S), unprivileged flag (needs --src; needs
 //               Developer Mode or SeCreateSymbolicLinkPrivilege on Windows)
 // chmod and mkfifo have no one-call Windows counterpart here: usage error (64).
+// --form F spells P in a Windows path form first (harness/paths/win_spell.h; junctions,
+// symlinks, hard links and the \RPC Control link are planted at L, a workspace path);
+// a form that cannot apply here is reported "form_state":"unavailable" (probes/win/path_form.h).
 // Microsoft Learn: "CreateFileW", "MoveFileExW", "CreateHardLinkW", "CreateSymbolicLinkW".
 //
 // Result: ok=true when the call succeeded as seen from inside; otherwise errno (the
@@ -29,13 +32,14 @@
 #include "probes/common/args.h"
 #include "probes/common/report.h"
 #include "probes/common/win32.h"
+#include "probes/win/path_form.h"
 
 using namespace breakout::probe;
 
 namespace {
 
 constexpr char kUsage[] =
-    "usage: breakout-probe-fs-write --op OP --path P [--src S]\n"
+    "usage: breakout-probe-fs-write --op OP --path P [--src S] [--form F [--link L]]\n"
     "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink\n"
     "  --src is required by rename-out, rename-in, hardlink, symlink and refused otherwise\n";
 
@@ -67,7 +71,8 @@ void one(ProbeReport& r, const char* step, BOOL ok) {
 int wmain(int argc, wchar_t** wargv) {
   WideArgs wide_args(argc, wargv);
   Args args(wide_args.argc(), wide_args.argv(), kUsage,
-            {{"op", Args::kValue}, {"path", Args::kValue}, {"src", Args::kValue}});
+            {{"op", Args::kValue}, {"path", Args::kValue}, {"src", Args::kValue}, {"form", Args::kValue},
+             {"link", Args::kValue}});
   const std::string op = args.require("op");
   const std::string path = args.require("path");
   static const char* const kOps[] = {"create", "append", "truncate", "rename-out", "rename-in",
@@ -80,6 +85,8 @@ int wmain(int argc, wchar_t** wargv) {
   if (needs_src && !args.has("src")) args.usage_error("--op " + op + " needs --src");
   if (!needs_src && args.has("src")) args.usage_error("--op " + op + " does not take --src");
   const std::string src = args.get("src").value_or("");
+  const std::string form = args.get("form").value_or("");
+  if (!form.empty() && !breakout::winpath::is_spelling(form)) args.usage_error("unknown --form '" + form + "'");
 
   ProbeReport r("fs-write");
   r.set("op", op);
@@ -87,9 +94,13 @@ int wmain(int argc, wchar_t** wargv) {
   if (needs_src) r.set("src", src);
 
   std::wstring p, s;
+  FormAim aim(r, form, args.get("link").value_or(""));
   try {
-    p = wide(path);
     s = wide(src);
+    if (!aim.spell(path, &p)) {
+      r.emit();
+      return r.exit_code();
+    }
   } catch (const std::exception& e) {
     args.usage_error(std::string("path is not WTF-8: ") + e.what());
   }
@@ -117,6 +128,7 @@ int wmain(int argc, wchar_t** wargv) {
     one(r, "CreateSymbolicLinkW",
         ::CreateSymbolicLinkW(p.c_str(), s.c_str(), SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE) ? TRUE : FALSE);
   }
+  aim.after_op();
   r.emit();
   return r.exit_code();
 }
