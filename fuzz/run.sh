@@ -70,3 +70,6 @@ done
 printf '| %-22s | %10s | %8s | %6s | %10s |\n|%s|%s|%s|%s|%s|\n' target executions exec/s "CPU s" "exec/CPU s" \
   "------------------------" "------------" "----------" "--------" "------------"
 printf '%s\n' "${rows[@]}"
+# A clean run leaves nothing behind: the temp artifacts dir holds only logs then (a find exits
+# above and keeps its reproducer there). A caller's BREAKOUT_FUZZ_ARTIFACTS stays.
+[ -n "${BREAKOUT_FUZZ_ARTIFACTS:-}" ] || rm -rf "$artifacts"
