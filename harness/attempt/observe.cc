@@ -263,25 +263,6 @@ Observation observe_abi_write(const Execution& ex, const AttemptTree& tree, cons
   return o;
 }
 
-// A Windows path form the probe could not apply here (probes/win/path_form.h: no 8.3
-// alias, no volume GUID, a link kind the system lacks, a form Wine does not resolve) makes
-// the attempt N/A (skip) only when, besides, nothing happened outside: a probe that says
-// "unavailable" while the host changed or the canary leaked is judged normally. The report
-// is hostile input: a fixed value is compared and its reason shown bounded.
-Observation form_applies(Observation o, const LaunchResult& run) {
-  if (o.effect != Effect::kNotHappened) return o;
-  const nlohmann::json report = parse_probe_report(run.out);
-  if (!report.is_object() || !report.contains("form_state") || report["form_state"] != "unavailable") return o;
-  const nlohmann::json& form = report.contains("form") ? report["form"] : nlohmann::json();
-  const nlohmann::json& reason = report.contains("form_reason") ? report["form_reason"] : nlohmann::json();
-  o.evidence["form_unavailable"] = true;
-  o.not_applicable = "N/A: path form " + printable_excerpt(form.is_string() ? form.get<std::string>() : "?", 64) +
-                     " unavailable here: " +
-                     printable_excerpt(reason.is_string() ? reason.get<std::string>() : std::string("no reason"), 300) +
-                     "; nothing happened outside";
-  return o;
-}
-
 // Unix-socket endpoints get a per-attempt listener of their own; nullopt for the
 // run-wide TCP/UDP endpoints.
 std::optional<std::string> unix_listener_address(const std::string& endpoint, const AttemptTree& tree,
@@ -332,6 +313,29 @@ void aim_at_path(const Execution& ex, const AttemptTree& tree, AttemptIo* io) {
 }
 
 }  // namespace
+
+// A Windows path form the probe could not apply here (probes/win/path_form.h: no 8.3
+// alias, no volume GUID, a link kind the system lacks, a form Wine does not resolve) makes
+// the attempt N/A (skip) only when, besides, nothing happened outside: a probe that says
+// "unavailable" while the host changed or the canary leaked is judged normally. The report
+// is hostile input: a fixed value is compared and its reason shown bounded.
+Observation form_applies(Observation o, const Execution& ex, const LaunchResult& run) {
+  if (o.effect != Effect::kNotHappened) return o;
+  // Only an attempt that asked for a form may be excused by one: a probe that claims "unavailable" unasked
+  // (the report is the sandboxed side's word) must not turn an overblocked control into a skip.
+  const auto& args = ex.attempt->args;
+  if (std::find(args.begin(), args.end(), "--form") == args.end()) return o;
+  const nlohmann::json report = parse_probe_report(run.out);
+  if (!report.is_object() || !report.contains("form_state") || report["form_state"] != "unavailable") return o;
+  const nlohmann::json& form = report.contains("form") ? report["form"] : nlohmann::json();
+  const nlohmann::json& reason = report.contains("form_reason") ? report["form_reason"] : nlohmann::json();
+  o.evidence["form_unavailable"] = true;
+  o.not_applicable = "N/A: path form " + printable_excerpt(form.is_string() ? form.get<std::string>() : "?", 64) +
+                     " unavailable here: " +
+                     printable_excerpt(reason.is_string() ? reason.get<std::string>() : std::string("no reason"), 300) +
+                     "; nothing happened outside";
+  return o;
+}
 
 std::size_t count_lines(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -397,12 +401,13 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
 Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot& before, const AttemptIo& io,
                     const LaunchResult& run, const Containment& box, const RunContext& ctx) {
   switch (ex.attempt->klass) {
-    case AttemptClass::kFsWrite: return form_applies(observe_fs_change(ex, tree, before, io), run);
+    case AttemptClass::kFsWrite: return form_applies(observe_fs_change(ex, tree, before, io), ex, run);
     case AttemptClass::kFdLeak:
     case AttemptClass::kIoUringWrite: return observe_fs_change(ex, tree, before, io);
     case AttemptClass::kSyscallAbiWrite: return observe_abi_write(ex, tree, before, io, run);
     case AttemptClass::kFsRead:
-      return form_applies(observe_token(io.target_token, "file", run, tree, io.target_path.lexically_normal()), run);
+      return form_applies(observe_token(io.target_token, "file", run, tree, io.target_path.lexically_normal()), ex,
+                          run);
     case AttemptClass::kEnvLeak: return observe_token(io.caller_env_token, "environment", run, tree, {});
     case AttemptClass::kRealHomeRead:
     case AttemptClass::kRealHomeWrite: return observe_real_home(ex, io, run);

@@ -64,6 +64,10 @@ Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, cons
 std::vector<std::string> find_token(const std::string& token, const LaunchResult& run, const AttemptTree& tree,
                                     const std::filesystem::path& own_file);
 
+// fs-write / fs-read through a Windows path form (`--form` in the attempt's args): a probe report with
+// form_state "unavailable" turns a not-happened observation into N/A (skip); anything else passes through.
+Observation form_applies(Observation o, const Execution& ex, const LaunchResult& run);
+
 // Host-object classes (observe_ipc.cc): the object for an "ipc:" target, and its oracle.
 std::unique_ptr<HostObject> prepare_host_object(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
                                                 const std::string& nonce);
