@@ -34,16 +34,9 @@ CREATE INDEX IF NOT EXISTS bench_runs_by_spawner_time ON bench_runs(spawner, sta
 CREATE INDEX IF NOT EXISTS bench_figures_by_run ON bench_figures(bench_run);
 )sql";
 
-fs::path prepared(const fs::path& path) {
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
-  return path;
-}
-
 }  // namespace
 
-BenchHistory::BenchHistory(const fs::path& path) : db_(prepared(path)) {
-  db_.exec("PRAGMA journal_mode = WAL");  // as History (history.cc): one file, one journal mode
-  db_.exec("PRAGMA synchronous = NORMAL");
+BenchHistory::BenchHistory(const fs::path& path) : db_(path) {
   db_.exec(kSchema);
 }
 

@@ -35,11 +35,6 @@ CREATE INDEX IF NOT EXISTS executions_by_run ON executions(run, verdict);
 CREATE INDEX IF NOT EXISTS executions_by_id ON executions(exec_id);
 )sql";
 
-fs::path prepared(const fs::path& path) {
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
-  return path;
-}
-
 }  // namespace
 
 fs::path default_history_path() {
@@ -49,10 +44,7 @@ fs::path default_history_path() {
   return fs::path(home) / ".local" / "state" / "breakout" / "history.sqlite";
 }
 
-History::History(const fs::path& path) : db_(prepared(path)) {
-  db_.exec("PRAGMA journal_mode = WAL");
-  // WAL + NORMAL: a crash can lose the last run's row, never corrupt the file; each run commits without an fsync wait.
-  db_.exec("PRAGMA synchronous = NORMAL");
+History::History(const fs::path& path) : db_(path) {
   db_.exec(kSchema);
 }
 

@@ -16,6 +16,7 @@ namespace {
 }  // namespace
 
 Db::Db(const std::filesystem::path& path) {
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
     const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
@@ -24,6 +25,10 @@ Db::Db(const std::filesystem::path& path) {
   // Two runs finishing at once (parallel CI jobs on one host) wait instead of failing.
   sqlite3_busy_timeout(db_, 5000);
   exec("PRAGMA foreign_keys = ON");
+  // WAL + NORMAL: a crash can lose the last commit, never corrupt the file; a commit does not wait for an fsync
+  // (https://www.sqlite.org/pragma.html#pragma_synchronous). One shape for every history file.
+  exec("PRAGMA journal_mode = WAL");
+  exec("PRAGMA synchronous = NORMAL");
 }
 
 Db::~Db() { sqlite3_close(db_); }

@@ -15,7 +15,8 @@ namespace breakout::sql {
 
 class Db {
  public:
-  explicit Db(const std::filesystem::path& path);  // opens or creates; throws Error
+  // Opens or creates the file (and its parent directories) in WAL mode, synchronous NORMAL; throws Error.
+  explicit Db(const std::filesystem::path& path);
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
   ~Db();
