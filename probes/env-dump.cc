@@ -12,20 +12,28 @@
 // still fit), then "env_truncated" is true and "env_dropped" counts the skipped.
 // Result: always ok=true. Exit: 0, 64 usage error.
 //
+// Windows: the block comes from GetEnvironmentStringsW, not the C runtime's
+// narrow _environ (which goes through the ANSI code page and loses what it
+// cannot map), converted to WTF-8 so an unpaired surrogate survives; a name may
+// begin with '=' there (the per-drive "=C:=C:\dir" entries, Microsoft Learn
+// "Changing Environment Variables"), so the separator is the first '=' after
+// the first character.
+//
 // Portable: Linux and Windows (mingw-w64).
 #include <cstdlib>
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "probes/common/args.h"
 #include "probes/common/report.h"
 
 #ifdef _WIN32
-#define BREAKOUT_ENVIRON _environ
+#include "harness/core/wtf8.h"
+#include "probes/common/win32.h"
 #else
 extern char** environ;
-#define BREAKOUT_ENVIRON environ
 #endif
 
 using namespace breakout::probe;
@@ -33,6 +41,28 @@ using namespace breakout::probe;
 namespace {
 constexpr char kUsage[] = "usage: breakout-probe-env-dump\n";
 constexpr std::size_t kMaxJson = 256u << 10;
+
+#ifdef _WIN32
+std::vector<std::string> environment_entries() {
+  std::vector<std::string> out;
+  wchar_t* block = ::GetEnvironmentStringsW();
+  if (!block) return out;
+  for (const wchar_t* e = block; *e; e += std::char_traits<wchar_t>::length(e) + 1) {
+    const std::u16string_view entry(reinterpret_cast<const char16_t*>(e), std::char_traits<wchar_t>::length(e));
+    out.push_back(breakout::wtf8_from_utf16(entry));
+  }
+  ::FreeEnvironmentStringsW(block);
+  return out;
+}
+constexpr std::size_t kNameSearchFrom = 1;  // "=C:=C:\dir": the name is "=C:"
+#else
+std::vector<std::string> environment_entries() {
+  std::vector<std::string> out;
+  for (char** e = environ; e && *e; ++e) out.emplace_back(*e);
+  return out;
+}
+constexpr std::size_t kNameSearchFrom = 0;
+#endif
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -44,10 +74,10 @@ int main(int argc, char** argv) {
   std::size_t count = 0;
   std::size_t dropped = 0;
   std::size_t env_bytes = 2;  // "{}"
-  for (char** e = BREAKOUT_ENVIRON; e && *e; ++e) {
+  for (const std::string& text : environment_entries()) {
     ++count;
-    const std::string_view entry(*e);
-    const auto eq = entry.find('=');
+    const std::string_view entry(text);
+    const auto eq = entry.size() > kNameSearchFrom ? entry.find('=', kNameSearchFrom) : std::string_view::npos;
     const std::string name(entry.substr(0, eq));
     const std::string_view value = eq == std::string_view::npos ? std::string_view() : entry.substr(eq + 1);
     if (!seen.insert(name).second) {
