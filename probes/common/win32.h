@@ -69,16 +69,6 @@ inline int errno_from_win32(DWORD e) {
   }
 }
 
-// The Wine version ntdll reports (ntdll!wine_get_version), "" on Windows: under Wine a
-// failure is a gap in Wine, not a denial (probes/win/path_form.h, spawn-escape's techniques).
-inline std::string wine_version() {
-  using Version = const char*(CDECL*)();
-  const HMODULE ntdll = ::GetModuleHandleW(L"ntdll.dll");
-  const auto v = ntdll ? reinterpret_cast<Version>(reinterpret_cast<void*>(::GetProcAddress(ntdll, "wine_get_version")))
-                       : nullptr;
-  return v == nullptr ? "" : v();
-}
-
 // A failed step: the report's usual fields plus "win32_error" and the system's message,
 // in the harness's "[win32] step: message (error N)" form.
 // The Win32 error of the last fail_win32 call (probes/win/path_form.h reads it to say why a form failed).

@@ -11,6 +11,7 @@
 #include <wrl/client.h>
 
 #include "probes/common/win32.h"
+#include "probes/win/path_form.h"  // wine_version()
 #include "probes/win/com_util.h"
 #include "probes/win/escape_launch.h"
 

@@ -102,6 +102,14 @@ std::string hex(unsigned long v) {
 
 }  // namespace
 
+std::string wine_version() {
+  using Version = const char*(CDECL*)();
+  const HMODULE ntdll = ::GetModuleHandleW(L"ntdll.dll");
+  const auto v = ntdll ? reinterpret_cast<Version>(reinterpret_cast<void*>(::GetProcAddress(ntdll, "wine_get_version")))
+                       : nullptr;
+  return v == nullptr ? "" : v();
+}
+
 FormAim::FormAim(ProbeReport& r, std::string form, std::string link)
     : r_(r), form_(std::move(form)), link_(std::move(link)) {
   if (!form_.empty()) r_.set("form", form_);

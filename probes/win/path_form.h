@@ -44,4 +44,7 @@ class FormAim {
   UniqueHandle object_link_;  // the \RPC Control symbolic link: a temporary object, gone with its last handle
 };
 
+// The Wine version ntdll reports (ntdll!wine_get_version), "" on Windows.
+std::string wine_version();
+
 }  // namespace breakout::probe
