@@ -29,6 +29,13 @@ need_contract="exit-code cwd output-flood no-timeout"
 need_forms="forward-slashes repeated-separators dot-segments trailing-dots-spaces case-swapped rooted
   drive-relative relative local-device verbatim verbatim-forward-slashes nt-object short-name long-path hardlink"
 
+# Job-escape techniques (docs/windows.md, "Job escape under Wine"): these must come out escape in
+# every execution (Wine's wbemprox starts the WMI beater, explorer the ShellExecute one), and
+# these a skip saying the technique is unavailable (Wine's IRegisteredTask::Run is a stub), with
+# the probe's scheduled task gone afterwards.
+need_escape="win.job.wmi win.job.shellexecute"
+need_unavailable="win.job.schtasks"
+
 start=$(date +%s)
 set +e
 # 1200 s: win_paths.toml roughly trebled the executions (126 -> 334); the run took up to 155 s for 126 under load.
@@ -63,6 +70,21 @@ for f in $need_forms; do
   # 2 attempts (write, read) x 2 targets (deny, control) x 2 policies
   (( ran_form == 8 )) || { jq -r --arg f "$f" "$form_rows"' | "\(.id) \(.verdict): \(.reason)"' "$res" >&2
                            fail "path form $f: $ran_form of 8 executions ran"; }
+done
+for a in $need_escape; do
+  rows=$(jq --arg a "$a" '[.attempts[] | select(.attempt == $a)] | length' "$res")
+  # ...and the harness killed the beater after judging (in the job, or outside it by the nonce scan).
+  esc=$(jq --arg a "$a" '[.attempts[] | select(.attempt == $a and .verdict == "escape"
+         and (.evidence.killed_after_judging // 0) >= 1)] | length' "$res")
+  (( rows > 0 && esc == rows )) || { jq -r --arg a "$a" '.attempts[] | select(.attempt == $a) | "\(.id) \(.verdict): \(.reason) [killed: \(.evidence.killed_after_judging)]"' "$res" >&2
+                                     fail "$a: $esc of $rows executions escaped and had their beater killed"; }
+done
+for a in $need_unavailable; do
+  rows=$(jq --arg a "$a" '[.attempts[] | select(.attempt == $a)] | length' "$res")
+  ok=$(jq --arg a "$a" '[.attempts[] | select(.attempt == $a and .verdict == "skip"
+         and (.reason | test("unavailable here")) and (.evidence.scheduled_task_after_judging // "" | test("^(absent|removed)$")))] | length' "$res")
+  (( rows > 0 && ok == rows )) || { jq -r --arg a "$a" '.attempts[] | select(.attempt == $a) | "\(.id) \(.verdict): \(.reason) [task: \(.evidence.scheduled_task_after_judging)]"' "$res" >&2
+                                    fail "$a: $ok of $rows executions were the expected skip with the task gone"; }
 done
 # The log says what was skipped and why, per reason.
 jq -r '[.attempts[] | select(.verdict == "skip") | .reason] | group_by(.) | map("  skip x\(length): \(.[0])") | .[]' "$res"

@@ -130,12 +130,29 @@ Observation observe_connect(const Execution& ex, const AttemptIo& io, const RunC
   return o;
 }
 
-// A lifetime attempt whose probe asks for CREATE_BREAKAWAY_FROM_JOB (Windows spawn-escape --technique breakaway).
-bool asks_breakaway(const Attempt& a) {
-  for (std::size_t i = 0; i + 1 < a.args.size(); ++i)
-    if (a.args[i] == "--technique" && a.args[i + 1] == "breakaway") return true;
-  return false;
+}  // namespace
+
+// A technique the probe reports absent here (spawn-escape's technique_state "unavailable":
+// no WMI process provider, no Task Scheduler service, no desktop shell, or any failure under
+// Wine) makes the attempt N/A only when no beat was ever written: a beater that beat is judged
+// whatever the probe says. The report is hostile input: a fixed value is compared, the reason
+// shown bounded. As form_applies() below does for path forms.
+std::optional<std::string> technique_unavailable(const Attempt& a, std::size_t beats, const LaunchResult& run) {
+  if (beats != 0) return std::nullopt;
+  // Only an attempt that asked for an indirect technique may be excused by it: a probe that claims
+  // "unavailable" unasked (the report is the sandboxed side's word) must not hide a broken beater.
+  const std::string asked = technique_of(a);
+  if (asked != "wmi" && asked != "schtasks" && asked != "shellexecute") return std::nullopt;
+  const nlohmann::json report = parse_probe_report(run.out);
+  if (!report.is_object() || !report.contains("technique_state") || report["technique_state"] != "unavailable")
+    return std::nullopt;
+  const nlohmann::json& reason = report.contains("technique_reason") ? report["technique_reason"] : nlohmann::json();
+  return "N/A: technique " + asked + " unavailable here: " +
+         printable_excerpt(reason.is_string() ? reason.get<std::string>() : std::string("no reason"), 300) +
+         "; no heartbeat was ever written";
 }
+
+namespace {
 
 Observation observe_heartbeat(const Execution& ex, const AttemptIo& io, const LaunchResult& run,
                               const Containment& box, const RunContext& ctx) {
@@ -150,7 +167,10 @@ Observation observe_heartbeat(const Execution& ex, const AttemptIo& io, const La
   o.evidence["grace_ms"] = ctx.heartbeat_grace.count();
   o.evidence["processes_left_in_containment"] = alive;
   o.evidence["containment"] = box.mechanism();
-  if (at_return == 0 && asks_breakaway(*ex.attempt) && !box.allows_breakaway())
+  const std::string technique = technique_of(*ex.attempt);
+  const auto unavailable = technique_unavailable(*ex.attempt, later, run);
+  if (unavailable) o.not_applicable = *unavailable;
+  else if (at_return == 0 && technique == "breakaway" && !box.allows_breakaway())
     // CREATE_BREAKAWAY_FROM_JOB needs every job around the probe to allow it, the harness's
     // own box included (Microsoft Learn, "Nested Jobs"): a refusal here may be ours, not the
     // sandbox's, so nothing is learnt about the sandbox (docs/windows.md, job escape).
@@ -335,6 +355,12 @@ Observation form_applies(Observation o, const Execution& ex, const LaunchResult&
                      printable_excerpt(reason.is_string() ? reason.get<std::string>() : std::string("no reason"), 300) +
                      "; nothing happened outside";
   return o;
+}
+
+std::string technique_of(const Attempt& a) {
+  for (std::size_t i = 0; i + 1 < a.args.size(); ++i)
+    if (a.args[i] == "--technique") return a.args[i + 1];
+  return "";
 }
 
 std::size_t count_lines(const fs::path& p) {

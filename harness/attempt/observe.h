@@ -38,6 +38,16 @@ std::size_t count_lines(const std::filesystem::path& p);
 // stdout; null when absent, {"unparsed": excerpt} when not JSON. Display only.
 nlohmann::json parse_probe_report(const std::string& out);
 
+// The `--technique` argument of a lifetime attempt ("" when it has none): spawn-escape's
+// technique decides how a missing heartbeat is read (observe_heartbeat) and what the harness
+// cleans up after judging (a scheduled task for "schtasks", run_attempt.cc).
+std::string technique_of(const Attempt& a);
+
+// A lifetime attempt that asked for an indirect job-escape technique (spawn-escape --technique
+// wmi|schtasks|shellexecute) whose probe reports it "unavailable" here, with no beat ever
+// written: the skip reason; nullopt otherwise (judged as usual). observe.cc says why.
+std::optional<std::string> technique_unavailable(const Attempt& a, std::size_t beats, const LaunchResult& run);
+
 // Creates the per-attempt io (listener sockets, paths); throws Error.
 AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
                      const std::string& nonce, const std::string& env_token);

@@ -10,6 +10,7 @@
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
 #include "harness/platform/os.h"
+#include "harness/platform/scheduled_task.h"
 #include "harness/spawner/spawner.h"
 
 namespace breakout {
@@ -189,6 +190,8 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
     rec.probe_argv = request.probe_argv;
     const LaunchSpec limits = exec_limits(ex, io, ctx);
     Containment box("a" + std::to_string(ex.index) + "-" + nonce.substr(0, 8), nonce);
+    std::optional<ScheduledTaskGuard> task;                                     //    spawn-escape's task (host safety)
+    if (klass == AttemptClass::kLifetime && technique_of(*ex.attempt) == "schtasks") task.emplace("breakout-" + nonce.substr(0, 8));
     if (needs_sessions(klass)) {                                                // 6-10. lifecycle of a session
       run_session_check(ex, ctx, tree, io, before, request, limits, box, rec);
     } else {
@@ -217,6 +220,7 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
       end_session(rec, *session);                                               // 10. shut down, clean up
     }
     rec.evidence["killed_after_judging"] = box.kill_all();                      //     RAII removes the rest
+    if (task) rec.evidence["scheduled_task_after_judging"] = task->remove();
   } catch (const NothingToAttempt& e) {
     rec.verdict = Verdict::kSkip;
     rec.reason = printable_excerpt(e.what(), 2048);

@@ -3,7 +3,7 @@
 //   breakout-win-test-child argv                 each argument, as the C runtime (wmain) and CommandLineToArgvW split it
 //   breakout-win-test-child env                  each entry of GetEnvironmentStringsW, in block order
 //   breakout-win-test-child signal-handle H      SetEvent((HANDLE)H): an inherited event becomes signalled
-//   breakout-win-test-child sleep MS             sleeps MS ms, exits 0
+//   breakout-win-test-child sleep MS [TAG]       sleeps MS ms, exits 0 (TAG: only on the command line)
 //   breakout-win-test-child grandchild MS [hold|pipe]
 //        starts "sleep MS" with no standard handles (STARTF_USESTDHANDLES with none:
 //        Wine, like a console parent on Windows, would otherwise hand it ours),
@@ -96,7 +96,7 @@ int wmain(int argc, wchar_t** argv) {
     else std::printf("not set %lu\n", ::GetLastError());
     return 0;
   }
-  if (mode == L"sleep" && argc == 3) {
+  if (mode == L"sleep" && (argc == 3 || argc == 4)) {  // a 4th argument is a tag for nonce_scan_test.cc
     ::Sleep(static_cast<DWORD>(std::wcstoul(argv[2], nullptr, 10)));
     return 0;
   }

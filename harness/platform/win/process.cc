@@ -4,7 +4,9 @@
 //  * Containment is a job object (job.h). run_process assigns the child to the
 //    box's job, or without a box to a job of its own that dies with the call
 //    (KILL_ON_JOB_CLOSE). Survivors of a run stay in the box's job: live_count()
-//    is its active process count, kill_all() TerminateJobObject.
+//    is its active process count, kill_all() TerminateJobObject. Processes outside the
+//    job carrying the attempt's nonce in their command line count and are killed too
+//    (nonce_scan.h: escapees another process started, as the POSIX nonce scan).
 //  * timeout and cancellation kill the whole job (TerminateJobObject), not only
 //    the direct child: Windows has no process-group signal, and a grandchild
 //    holding our pipe would otherwise keep the run open until the drain bound.
@@ -26,6 +28,7 @@
 #include "harness/core/error.h"
 #include "harness/platform/win/job.h"
 #include "harness/platform/win/launch.h"
+#include "harness/platform/win/nonce_scan.h"
 #include "harness/platform/win/pipe_reader.h"
 #include "harness/platform/win/win_util.h"
 
@@ -54,9 +57,25 @@ Containment::~Containment() {
   kill_all();
   delete job_of(job_);  // closing the last handle kills anything left (KILL_ON_JOB_CLOSE)
 }
-int Containment::kill_all() noexcept { return job_ ? job_of(job_)->terminate_all(2s) : 0; }
-int Containment::live_count() const { return job_of(job_)->active_processes(); }
-std::string Containment::mechanism() const { return "job object"; }
+int Containment::kill_all() noexcept {
+  if (job_ == nullptr) return 0;
+  int seen = job_of(job_)->terminate_all(2s);
+  // The second net, as the POSIX nonce scan: processes outside the job carrying the nonce
+  // (a beater that WMI, the Task Scheduler or explorer started: nonce_scan.h). Bounded.
+  const auto deadline = Clock::now() + 2s;
+  for (;;) {
+    const auto pids = win::nonce_scan(nonce_, job_of(job_)->get(), /*kill_them=*/true);
+    seen += static_cast<int>(pids.size());
+    if (pids.empty() || Clock::now() >= deadline) break;
+    ::Sleep(10);
+  }
+  return seen;
+}
+int Containment::live_count() const {
+  return job_of(job_)->active_processes() +
+         static_cast<int>(win::nonce_scan(nonce_, job_of(job_)->get(), /*kill_them=*/false).size());
+}
+std::string Containment::mechanism() const { return "job object + nonce scan"; }
 
 LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::atomic<bool>* cancel) {
   LaunchResult r;
