@@ -11,6 +11,11 @@
 //        "pipe": the grandchild inherits our stdout (it holds the harness's pipe)
 //   breakout-win-test-child nested-job MS        starts "sleep MS" suspended, assigns it to a job of its own
 //        (nested inside whatever job we are in), resumes it, prints its pid, exits 0
+//   breakout-win-test-child echo                 LineChannel's peer: each stdin line back as "echo <line>",
+//        "err <line>" on stderr; exits 0 at EOF, or 7 after a line "quit"
+//   breakout-win-test-child line N               one line of N 'x' then sleeps 30 s (an over-long line)
+//   breakout-win-test-child die-mid-line         writes "partial" without '\n', exits 3
+//   breakout-win-test-child stderr-flood N       N bytes ("0123456789" repeated) on stderr, then "done" on stdout
 // Strings are printed as hex of their WTF-8 bytes, one per line, so any
 // character (newline, tab, lone surrogate) survives the trip. Exit: 0, 64 usage.
 #include <windows.h>
@@ -108,5 +113,39 @@ int wmain(int argc, wchar_t** argv) {
     return rc;
   }
   if (mode == L"nested-job" && argc == 3) return spawn_sleeper(std::wcstoul(argv[2], nullptr, 10), false, true);
+  if (mode == L"echo") {
+    char line[4096];
+    while (std::fgets(line, sizeof line, stdin) != nullptr) {
+      std::string l(line);
+      while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+      if (l == "quit") return 7;
+      std::printf("echo %s\n", l.c_str());
+      std::fflush(stdout);
+      std::fprintf(stderr, "err %s\n", l.c_str());
+    }
+    return 0;
+  }
+  if (mode == L"line" && argc == 3) {
+    const std::string big(std::wcstoul(argv[2], nullptr, 10), 'x');
+    std::fwrite(big.data(), 1, big.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+    ::Sleep(30000);
+    return 0;
+  }
+  if (mode == L"die-mid-line") {
+    std::fputs("partial", stdout);
+    std::fflush(stdout);
+    return 3;
+  }
+  if (mode == L"stderr-flood" && argc == 3) {
+    const unsigned long n = std::wcstoul(argv[2], nullptr, 10);
+    std::string chunk;
+    for (unsigned long i = 0; i < n; ++i) chunk.push_back(static_cast<char>('0' + i % 10));
+    std::fwrite(chunk.data(), 1, chunk.size(), stderr);
+    std::fflush(stderr);
+    std::printf("done\n");
+    return 0;
+  }
   return usage();
 }

@@ -1,10 +1,11 @@
 // Windows nonce listeners (Winsock): one WSAPoll thread per listener set, every read bounded, peers hostile.
 //
 // The contract of oracle/net_listeners.h, as oracle/posix/net_listeners.cc keeps it:
-// TCP and UDP on 127.0.0.1 and ::1, 4 KiB per connection, 64 connections in flight,
-// 2 s per connection, 100000 nonces remembered. No external host (the harness makes
-// no network namespace on Windows) and no unix-socket listener yet: both are skipped
-// with the reason. Microsoft Learn: "WSAPoll function", "WSASocketW function"
+// TCP and UDP on 127.0.0.1 and ::1, TCP on the host's own non-loopback IPv4/IPv6
+// address (tcp4-host, tcp6-host: oracle/win/host_address.cc; none: skipped with the
+// reason), 4 KiB per connection, 64 connections in flight, 2 s per connection, 100000
+// nonces remembered. No external host (the harness makes no network namespace on
+// Windows) and no unix-socket listener yet: both are skipped with the reason. Microsoft Learn: "WSAPoll function", "WSASocketW function"
 // (WSA_FLAG_NO_HANDLE_INHERIT), "ioctlsocket function" (FIONBIO).
 #include "harness/oracle/net_listeners.h"
 
@@ -17,6 +18,7 @@
 
 #include "harness/core/error.h"
 #include "harness/oracle/nonce_book.h"
+#include "harness/oracle/win/host_address.h"
 #include "harness/platform/win/win_util.h"
 
 namespace breakout {
@@ -245,7 +247,7 @@ struct NonceListeners::Impl {
   std::map<std::string, std::string> skipped;
 
   // A new socket bound to addr:0 and registered; on failure the endpoint is skipped with the reason.
-  void add(const std::string& name, int family, int type, const std::string& addr) {
+  void add(const std::string& name, int family, int type, const std::string& addr, bool loopback) {
     // Not inheritable: a probe must never get a listener's handle (the launcher's handle list aside).
     UniqueSocket s(::WSASocketW(family, type, type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP, nullptr, 0,
                                 WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT));
@@ -281,17 +283,25 @@ struct NonceListeners::Impl {
     const int port = family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
                                         : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
     const std::string host = family == AF_INET6 ? "[" + addr + "]" : addr;
-    endpoints[name] = Endpoint{name, std::string(stream ? "tcp:" : "udp:") + host + ":" + std::to_string(port), true};
+    endpoints[name] = Endpoint{name, std::string(stream ? "tcp:" : "udp:") + host + ":" + std::to_string(port),
+                              loopback};
     engine.add_listener(std::move(s), name, stream);
   }
 };
 
 NonceListeners::NonceListeners(ExternalHost*, std::string external_unavailable_reason)
     : impl_(std::make_unique<Impl>()) {
-  impl_->add("tcp4-loopback", AF_INET, SOCK_STREAM, "127.0.0.1");
-  impl_->add("udp4-loopback", AF_INET, SOCK_DGRAM, "127.0.0.1");
-  impl_->add("tcp6-loopback", AF_INET6, SOCK_STREAM, "::1");  // no IPv6: skipped with the reason
-  impl_->add("udp6-loopback", AF_INET6, SOCK_DGRAM, "::1");
+  impl_->add("tcp4-loopback", AF_INET, SOCK_STREAM, "127.0.0.1", true);
+  impl_->add("udp4-loopback", AF_INET, SOCK_DGRAM, "127.0.0.1", true);
+  impl_->add("tcp6-loopback", AF_INET6, SOCK_STREAM, "::1", true);  // no IPv6: skipped with the reason
+  impl_->add("udp6-loopback", AF_INET6, SOCK_DGRAM, "::1", true);
+  // The host's own LAN address, found at run time; bound to that address only (port chosen by
+  // the system). Under Wine these are the Linux host's addresses (eth0's).
+  for (const auto& [name, family] : {std::pair{"tcp4-host", AF_INET}, std::pair{"tcp6-host", AF_INET6}}) {
+    std::string why;
+    if (auto addr = win::host_address(family, &why)) impl_->add(name, family, SOCK_STREAM, *addr, false);
+    else impl_->skipped[name] = why;
+  }
   // ExternalHost::create() has none on Windows (platform/win/netns.cc), so `external` is always null.
   const std::string why = "external host unavailable: " +
                           (external_unavailable_reason.empty() ? std::string("not requested") : external_unavailable_reason);

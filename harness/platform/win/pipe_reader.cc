@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <utility>
 
 #include "harness/platform/win/win_util.h"
 
@@ -18,19 +19,28 @@ std::wstring unique_pipe_name() {
 
 }  // namespace
 
-PipeReader::PipeReader(std::string* keep, std::size_t* total, std::size_t max_capture)
-    : keep_(keep), total_(total), max_capture_(max_capture) {
+PipePair create_overlapped_pipe(bool inbound) {
   const std::wstring name = unique_pipe_name();
+  PipePair p;
   // Microsoft Learn, "CreateNamedPipeW": FILE_FLAG_FIRST_PIPE_INSTANCE fails if
   // the name is taken (nobody can pre-create our pipe); PIPE_REJECT_REMOTE_CLIENTS.
-  server_.reset(::CreateNamedPipeW(name.c_str(), PIPE_ACCESS_INBOUND | FILE_FLAG_OVERLAPPED | FILE_FLAG_FIRST_PIPE_INSTANCE,
-                                   PIPE_TYPE_BYTE | PIPE_READMODE_BYTE | PIPE_WAIT | PIPE_REJECT_REMOTE_CLIENTS, 1,
-                                   0, 64 * 1024, 0, nullptr));
-  if (!server_) throw_last_error("CreateNamedPipeW");
+  p.server.reset(::CreateNamedPipeW(
+      name.c_str(), (inbound ? PIPE_ACCESS_INBOUND : PIPE_ACCESS_OUTBOUND) | FILE_FLAG_OVERLAPPED | FILE_FLAG_FIRST_PIPE_INSTANCE,
+      PIPE_TYPE_BYTE | PIPE_READMODE_BYTE | PIPE_WAIT | PIPE_REJECT_REMOTE_CLIENTS, 1, inbound ? 0 : 64 * 1024,
+      inbound ? 64 * 1024 : 0, 0, nullptr));
+  if (!p.server) throw_last_error("CreateNamedPipeW");
   SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
-  client_.reset(::CreateFileW(name.c_str(), GENERIC_WRITE, 0, &inheritable, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL,
-                              nullptr));
-  if (!client_) throw_last_error("CreateFileW (pipe client)");
+  p.client.reset(::CreateFileW(name.c_str(), inbound ? GENERIC_WRITE : GENERIC_READ, 0, &inheritable, OPEN_EXISTING,
+                               FILE_ATTRIBUTE_NORMAL, nullptr));
+  if (!p.client) throw_last_error("CreateFileW (pipe client)");
+  return p;
+}
+
+PipeReader::PipeReader(std::string* keep, std::size_t* total, std::size_t max_capture, Keep mode)
+    : keep_(keep), total_(total), max_capture_(max_capture), mode_(mode) {
+  PipePair p = create_overlapped_pipe(/*inbound=*/true);
+  server_ = std::move(p.server);
+  client_ = std::move(p.client);
   event_.reset(::CreateEventW(nullptr, TRUE, FALSE, nullptr));
   if (!event_) throw_last_error("CreateEventW");
 }
@@ -39,6 +49,11 @@ PipeReader::~PipeReader() { stop(); }
 
 void PipeReader::take(DWORD n) {
   *total_ += n;
+  if (mode_ == Keep::kTail) {
+    keep_->append(buf_.data(), n);
+    if (keep_->size() > max_capture_) keep_->erase(0, keep_->size() - max_capture_);
+    return;
+  }
   const std::size_t room = max_capture_ > keep_->size() ? max_capture_ - keep_->size() : 0;
   keep_->append(buf_.data(), std::min<std::size_t>(n, room));
 }

@@ -16,10 +16,20 @@
 
 namespace breakout::win {
 
+// A one-instance overlapped named pipe: `server` is ours (FILE_FLAG_OVERLAPPED), `client`
+// the child's inheritable end. inbound: the child writes (stdout/stderr); else it reads (stdin).
+struct PipePair {
+  UniqueHandle server, client;
+};
+PipePair create_overlapped_pipe(bool inbound);  // throws Error("[win32] ...")
+
 class PipeReader {
  public:
+  // What `keep` holds once more than max_capture bytes came: the first ones (run_process's
+  // capture) or the last ones (a driver's stderr tail, line_channel.cc).
+  enum class Keep { kHead, kTail };
   // Creates the pipe; `child_end()` is the inheritable write end. Throws Error.
-  PipeReader(std::string* keep, std::size_t* total, std::size_t max_capture);
+  PipeReader(std::string* keep, std::size_t* total, std::size_t max_capture, Keep mode = Keep::kHead);
   ~PipeReader();  // cancels a pending read and waits for it (the buffer must outlive it)
   PipeReader(const PipeReader&) = delete;
   PipeReader& operator=(const PipeReader&) = delete;
@@ -43,6 +53,7 @@ class PipeReader {
   std::string* keep_;
   std::size_t* total_;
   std::size_t max_capture_;
+  Keep mode_;
   bool open_ = true;
   bool pending_ = false;
 };
