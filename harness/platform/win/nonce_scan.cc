@@ -24,6 +24,28 @@ NtQueryInformationProcessFn query_fn() {
   return fn;
 }
 
+// The older way, for systems without class 60 (Wine 8.0 among them, seen in ci/wine-run.sh):
+// the command line from the process's PEB (ProcessBasicInformation -> PEB.ProcessParameters ->
+// RTL_USER_PROCESS_PARAMETERS.CommandLine), read with ReadProcessMemory; needs PROCESS_VM_READ.
+std::wstring command_line_from_peb(HANDLE process, NtQueryInformationProcessFn query) {
+  PROCESS_BASIC_INFORMATION basic{};
+  ULONG got = 0;
+  if (query(process, ProcessBasicInformation, &basic, sizeof basic, &got) < 0 || basic.PebBaseAddress == nullptr)
+    return {};
+  PEB peb{};
+  RTL_USER_PROCESS_PARAMETERS params{};
+  SIZE_T n = 0;
+  if (!::ReadProcessMemory(process, basic.PebBaseAddress, &peb, sizeof peb, &n) || peb.ProcessParameters == nullptr ||
+      !::ReadProcessMemory(process, peb.ProcessParameters, &params, sizeof params, &n))
+    return {};
+  const USHORT bytes = params.CommandLine.Length;  // a USHORT: at most 64 KiB (bounded)
+  if (params.CommandLine.Buffer == nullptr || bytes == 0) return {};
+  std::wstring out(bytes / sizeof(wchar_t), L'\0');
+  if (!::ReadProcessMemory(process, params.CommandLine.Buffer, out.data(), out.size() * sizeof(wchar_t), &n)) return {};
+  out.resize(n / sizeof(wchar_t));
+  return out;
+}
+
 }  // namespace
 
 std::wstring command_line_of(HANDLE process) noexcept {
@@ -33,7 +55,8 @@ std::wstring command_line_of(HANDLE process) noexcept {
     // UNICODE_STRING.MaximumLength is a USHORT: the header plus 64 KiB always suffices (bounded).
     std::vector<unsigned char> buf(sizeof(UNICODE_STRING) + 65536 + 16);
     ULONG got = 0;
-    if (query(process, kProcessCommandLineInformation, buf.data(), static_cast<ULONG>(buf.size()), &got) < 0) return {};
+    if (query(process, kProcessCommandLineInformation, buf.data(), static_cast<ULONG>(buf.size()), &got) < 0)
+      return command_line_from_peb(process, query);
     const auto* s = reinterpret_cast<const UNICODE_STRING*>(buf.data());
     const auto* begin = reinterpret_cast<const unsigned char*>(s->Buffer);
     if (s->Buffer == nullptr || begin < buf.data() || begin + s->Length > buf.data() + buf.size()) return {};
@@ -55,7 +78,7 @@ std::vector<DWORD> nonce_scan(const std::string& nonce, HANDLE job, bool kill_th
     const DWORD self = ::GetCurrentProcessId();
     for (BOOL more = ::Process32FirstW(snap.get(), &e); more; more = ::Process32NextW(snap.get(), &e)) {
       if (e.th32ProcessID == self || e.th32ProcessID == 0) continue;
-      UniqueHandle p(::OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | SYNCHRONIZE | (kill_them ? PROCESS_TERMINATE : 0),
+      UniqueHandle p(::OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ | SYNCHRONIZE | (kill_them ? PROCESS_TERMINATE : 0),
                                    FALSE, e.th32ProcessID));
       if (!p) continue;  // gone, or not ours to open (another user's, protected)
       BOOL in_job = FALSE;

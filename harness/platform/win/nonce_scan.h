@@ -21,8 +21,8 @@ namespace breakout::win {
 // handle its command line was read with, so a reused pid is never terminated.
 std::vector<DWORD> nonce_scan(const std::string& nonce, HANDLE job, bool kill_them) noexcept;
 
-// The command line of `process` (opened with PROCESS_QUERY_LIMITED_INFORMATION), at most
-// 32767 UTF-16 units; empty when it cannot be read.
+// The command line of `process` (opened with PROCESS_QUERY_INFORMATION | PROCESS_VM_READ),
+// at most 32767 UTF-16 units; empty when it cannot be read.
 std::wstring command_line_of(HANDLE process) noexcept;
 
 }  // namespace breakout::win
