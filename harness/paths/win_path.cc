@@ -251,9 +251,12 @@ Object open_target(std::string_view path, const Env& env) {
 
 Verdict within(std::string_view path, std::string_view root, const Env& env) {
   const Object r = open_target(root, env);
+  return within(open_target(path, env), r, root);
+}
+
+Verdict within(const Object& o, const Object& r, std::string_view root) {
   if (r.kind != Kind::kFile || !r.stream.empty() || r.short_name_at >= 0)
     throw Error("[bad-root] '" + std::string(root) + "' is no local directory path");
-  const Object o = open_target(path, env);
   switch (o.kind) {
     case Kind::kFile: break;
     case Kind::kUnknown: return {Inside::kUnknown, o.why};

@@ -75,6 +75,9 @@ struct Verdict {
 // Whether `path` names an object inside directory `root` (a drive-absolute path).
 // Throws Error("[bad-root] ...") when `root` is no local directory path.
 Verdict within(std::string_view path, std::string_view root, const Env& env);
+// The same judgement of objects already opened (open_target of the path and of the root), for
+// callers that judge many paths against one root (fuzz/win_path_fuzzer.cc opens each once).
+Verdict within(const Object& o, const Object& r, std::string_view root_text);
 
 // The legacy DOS device a last component names (CON, NUL, COM1, COM¹, LPT3, CONIN$, ...), "" when none.
 std::string dos_device(std::string_view component);
