@@ -5,6 +5,7 @@
 #include <csignal>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "harness/attempt/env_pinned.h"
 #include "harness/attempt/real_home.h"
@@ -24,11 +25,16 @@ namespace {
 
 constexpr std::size_t kScanLimit = 1u << 20;  // bytes read per file when hunting canary tokens
 
+// The first `limit` bytes of `p`, read in 64 KiB steps: a 1 MiB zero-filled buffer per
+// file cost more than the read itself for the tree's small files (one per file per read case).
 std::string read_prefix(const fs::path& p, std::size_t limit) {
   std::ifstream in(p, std::ios::binary);
-  std::string data(limit, '\0');
-  in.read(data.data(), static_cast<std::streamsize>(limit));
-  data.resize(static_cast<std::size_t>(in.gcount()));
+  std::string data;
+  std::vector<char> buf(64 * 1024);
+  while (in && data.size() < limit) {
+    in.read(buf.data(), static_cast<std::streamsize>(std::min(buf.size(), limit - data.size())));
+    data.append(buf.data(), static_cast<std::size_t>(in.gcount()));
+  }
   return data;
 }
 

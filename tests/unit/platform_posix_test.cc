@@ -324,7 +324,9 @@ TEST(RunProcess, InheritDirsAppearAtTheirNumbersOnly) {
 // ---------------------------------------------------------------------------
 // Containment
 
-void expect_daemon_killed(Containment& box, const std::string& nonce) {
+// Starts a double-forked setsid daemon (`exec sleep 300`, BREAKOUT_NONCE=nonce in its
+// environ) through run_process with `box` (may be null); returns its pid once it is the sleep.
+int start_daemon(Containment* box, const std::string& nonce) {
   TempDir dir;
   const fs::path pidfile = dir.path() / "daemon.pid";
   // Double fork + setsid: the daemon is reparented away from the spawner and
@@ -332,14 +334,13 @@ void expect_daemon_killed(Containment& box, const std::string& nonce) {
   LaunchSpec spec = sh("(setsid sh -c 'echo $$ > " + pidfile.string() +
                        "; exec sleep 300' </dev/null >/dev/null 2>&1 &); exit 0");
   spec.env.push_back("BREAKOUT_NONCE=" + nonce);
-  const LaunchResult r = run_process(spec, &box, nullptr);
-  ASSERT_TRUE(r.started) << r.start_error;
+  const LaunchResult r = run_process(spec, box, nullptr);
+  EXPECT_TRUE(r.started) << r.start_error;
   EXPECT_FALSE(r.drain_timed_out);
-  ASSERT_TRUE(wait_until([&] { return fs::exists(pidfile) && fs::file_size(pidfile) > 0; }, 5s));
+  if (!wait_until([&] { return fs::exists(pidfile) && fs::file_size(pidfile) > 0; }, 5s)) return 0;
   int pid = 0;
   std::ifstream(pidfile) >> pid;
-  ASSERT_GT(pid, 0);
-  ASSERT_TRUE(pid_alive(pid));
+  if (pid <= 0) return 0;
   // The pid file is written just before `exec sleep`; while execve runs,
   // /proc/<pid>/environ can read empty and the nonce scan would miss it
   // (seen once under load). Count once the daemon is the sleep.
@@ -349,11 +350,26 @@ void expect_daemon_killed(Containment& box, const std::string& nonce) {
     std::getline(cmd, argv0, '\0');
     return argv0 == "sleep";
   }, 5s));
+  return pid;
+}
+
+// Never leaves a test daemon behind, whatever the test asserted.
+struct KillOnExit {
+  int pid;
+  ~KillOnExit() {
+    if (pid > 0 && pid_alive(pid)) ::kill(pid, SIGKILL);
+  }
+};
+
+void expect_daemon_killed(Containment& box, const std::string& nonce) {
+  const int pid = start_daemon(&box, nonce);
+  KillOnExit guard{pid};
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(pid_alive(pid));
   EXPECT_GE(box.live_count(), 1) << box.mechanism();
   EXPECT_GE(box.kill_all(), 1) << box.mechanism();
   EXPECT_TRUE(wait_until([&] { return !pid_alive(pid); }, 2s)) << "daemon " << pid << " survived";
   EXPECT_EQ(box.live_count(), 0);
-  if (pid_alive(pid)) ::kill(pid, SIGKILL);  // never leave it behind
 }
 
 TEST(Containment, Cgroup2KillsDoubleForkedSetsidDaemon) {
@@ -382,6 +398,38 @@ TEST(Containment, NonceScanFallbackKillsDoubleForkedSetsidDaemon) {
   EXPECT_EQ(box.mechanism(), "nonce-scan");
   EXPECT_EQ(box.cgroup_procs_fd(), -1);
   expect_daemon_killed(box, box.nonce());
+}
+
+// The scan reads only processes started since the box was made (process.cc, nonce_scan):
+// one older than the box, even carrying the nonce, is not the attempt's.
+TEST(Containment, NonceScanSkipsProcessesOlderThanTheBox) {
+  const std::string nonce = test_nonce("older");
+  const int pid = start_daemon(nullptr, nonce);
+  KillOnExit guard{pid};
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(30ms);  // > 2 clock ticks (10 ms each): the box starts a later tick
+  ::setenv("BREAKOUT_FORCE_NONCE_SCAN", "1", 1);
+  Containment box("test-older-" + std::to_string(::getpid()), nonce);
+  ::unsetenv("BREAKOUT_FORCE_NONCE_SCAN");
+  EXPECT_EQ(box.live_count(), 0);
+  EXPECT_EQ(box.kill_all(), 0);
+  EXPECT_TRUE(pid_alive(pid));
+}
+
+// kill_all() once, then a start into the box: the destructor must scan again and kill it
+// (it skips the second scan only when nothing started since the last clean one).
+TEST(Containment, DestructorScansAgainAfterALaterStart) {
+  int pid = 0;
+  {
+    ::setenv("BREAKOUT_FORCE_NONCE_SCAN", "1", 1);
+    Containment box("test-later-" + std::to_string(::getpid()), test_nonce("later"));
+    ::unsetenv("BREAKOUT_FORCE_NONCE_SCAN");
+    EXPECT_EQ(box.kill_all(), 0);
+    pid = start_daemon(&box, box.nonce());
+    ASSERT_GT(pid, 0);
+  }
+  KillOnExit guard{pid};
+  EXPECT_TRUE(wait_until([&] { return !pid_alive(pid); }, 2s)) << "daemon " << pid << " survived the box";
 }
 
 TEST(Containment, EmptyBoxIsQuiet) {

@@ -57,6 +57,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,6 +68,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -214,10 +217,58 @@ int pidfd_open_compat(int pid) {
 #endif
 }
 
+// Clock ticks since boot, in the unit of /proc/<pid>/stat field 22 (proc(5), "starttime":
+// "the time the process started after system boot ... in clock ticks (divide by
+// sysconf(_SC_CLK_TCK))"). The kernel takes it from CLOCK_BOOTTIME at fork
+// (kernel/fork.c, copy_process: start_boottime = ktime_get_boottime_ns(); fs/proc/array.c,
+// do_task_stat: nsec_to_clock_t), truncated, so a process forked after this call never
+// shows a smaller value. 0 when the clock is unreadable: then nothing is skipped.
+unsigned long long boot_ticks_now() {
+  timespec ts{};
+  const long hz = ::sysconf(_SC_CLK_TCK);
+  if (hz <= 0 || ::clock_gettime(CLOCK_BOOTTIME, &ts) != 0) return 0;
+  const unsigned long long ns = static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull +
+                                static_cast<unsigned long long>(ts.tv_nsec);
+  return ns / (1000000000ull / static_cast<unsigned long long>(hz));
+}
+
+// Field 22 (starttime) of /proc/<pid>/stat, read through the open /proc directory; nullopt
+// when unreadable. Field 2 (comm) may hold spaces and ')': count from the last ')'.
+std::optional<unsigned long long> start_ticks(int proc_fd, const char* pid) {
+  const std::string path = std::string(pid) + "/stat";
+  UniqueFd fd(::openat(proc_fd, path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return std::nullopt;
+  char buf[1024];
+  ssize_t n;
+  do n = ::read(fd.get(), buf, sizeof buf - 1);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0) return std::nullopt;
+  buf[n] = '\0';
+  const char* p = std::strrchr(buf, ')');
+  if (p == nullptr) return std::nullopt;
+  for (int field = 2; field < 22; ++field) {  // p sits at the end of field 2
+    p = std::strchr(p + 1, ' ');
+    if (p == nullptr) return std::nullopt;
+  }
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(p + 1, &end, 10);
+  if (end == p + 1) return std::nullopt;
+  return v;
+}
+
 // Pids (other than ours) whose cmdline or environ contains `nonce`. With
 // `kill_them`, each is SIGKILLed through a pidfd opened before reading its
 // files, so a recycled pid is never signalled.
-std::vector<int> nonce_scan(const std::string& nonce, bool kill_them) {
+//
+// Processes started before `since` (boot ticks, boot_ticks_now() when the box was made)
+// are not read. The nonce is drawn for the attempt just before its box, and what the scan
+// hunts are the attempt's processes and everything they fork: all forked after the box
+// existed (a survivor that left the cgroup by setsid and a double fork included: its start
+// time is its own fork's). Not seen: a process older than the box that an escapee made
+// execve with the nonce (ptrace): it keeps its start time; such a hijack need not exec at
+// all, so it was never something the scan could promise. Reading `stat` alone for the ~170
+// older processes replaced a pidfd plus `cmdline` and `environ` each (docs/fuzzing.md).
+std::vector<int> nonce_scan(const std::string& nonce, bool kill_them, unsigned long long since) {
   std::vector<int> found;
   if (nonce.size() < 8) return found;  // a short token would match strangers
   DIR* proc = ::opendir("/proc");
@@ -227,6 +278,10 @@ std::vector<int> nonce_scan(const std::string& nonce, bool kill_them) {
     char* end = nullptr;
     const long pid = std::strtol(e->d_name, &end, 10);
     if (end == e->d_name || *end != '\0' || pid <= 0 || pid == self) continue;
+    if (since > 0) {
+      const auto started = start_ticks(::dirfd(proc), e->d_name);
+      if (started && *started < since) continue;  // older than the attempt; unreadable: read it all
+    }
     UniqueFd pidfd(kill_them ? pidfd_open_compat(static_cast<int>(pid)) : -1);
     const std::string base = "/proc/" + std::string(e->d_name);
     if (!file_contains(base + "/cmdline", nonce) && !file_contains(base + "/environ", nonce)) continue;
@@ -302,6 +357,50 @@ struct Stream {
   std::vector<char> buf = std::vector<char>(64 * 1024);  // heap: run_process may run on a small thread stack
 };
 
+// Empties the box's cgroup (nothing without one); returns the pids it listed.
+std::set<int> kill_cgroup(const std::string& cgroup_dir, Clock::time_point deadline) {
+  std::set<int> seen;
+  if (cgroup_dir.empty()) return seen;
+  const std::string procs = cgroup_dir + "/cgroup.procs";
+  for (int pid : read_pids(procs)) seen.insert(pid);
+  // cgroup.kill (Linux >= 5.14) kills the whole subtree atomically, forks
+  // in flight included. Older kernels: SIGKILL whatever is listed, again
+  // and again, until the list stays empty.
+  const bool have_kill = write_file(cgroup_dir + "/cgroup.kill", "1");
+  if (have_kill) wait_cgroup_unpopulated(cgroup_dir, deadline);  // woken when the last one is gone
+  for (;;) {
+    const std::vector<int> pids = read_pids(procs);
+    if (pids.empty()) break;
+    for (int pid : pids) {
+      seen.insert(pid);
+      if (!have_kill) ::kill(pid, SIGKILL);
+    }
+    if (Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(5ms);
+  }
+  return seen;
+}
+
+// What the /proc scan keeps per box. It lives here, keyed by the box, so that process.h,
+// the interface the Windows build shares, stays as it is (nothing of this is Windows').
+struct ScanState {
+  unsigned long long since = 0;    // boot ticks when the box was made (nonce_scan skips older)
+  long long starts = 0;            // starts into the box so far (counted in prepare)
+  long long starts_at_sweep = -1;  // `starts` when kill_all last ended with a clean scan
+};
+std::mutex g_scan_mu;
+// Never destroyed: a box may outlive static destruction (guarded by g_scan_mu).
+std::map<const Containment*, ScanState>& scan_states() {
+  static auto* states = new std::map<const Containment*, ScanState>;
+  return *states;
+}
+
+template <typename F>
+auto with_scan_state(const Containment* box, F f) {
+  std::lock_guard lock(g_scan_mu);
+  return f(scan_states()[box]);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -309,6 +408,7 @@ struct Stream {
 
 Containment::Containment(std::string label, std::string nonce)
     : label_(std::move(label)), nonce_(std::move(nonce)) {
+  with_scan_state(this, [](ScanState& st) { st = ScanState{boot_ticks_now(), 0, -1}; });
   // BREAKOUT_FORCE_NONCE_SCAN=1 skips cgroups (tests of the fallback; hosts
   // whose cgroup2 delegation is broken).
   if (env_flag("BREAKOUT_FORCE_NONCE_SCAN")) return;
@@ -333,7 +433,15 @@ Containment::Containment(std::string label, std::string nonce)
 }
 
 Containment::~Containment() {
-  kill_all();
+  // kill_all() after judging already swept /proc clean; nothing started since, so one scan
+  // per attempt is enough (the cgroup is still emptied: it is cheap and rmdir needs it).
+  const bool swept = with_scan_state(this, [](ScanState& st) { return st.starts_at_sweep == st.starts; });
+  if (swept) kill_cgroup(cgroup_dir_, Clock::now() + 2s);
+  else kill_all();
+  {
+    std::lock_guard lock(g_scan_mu);
+    scan_states().erase(this);
+  }
   if (procs_fd_ >= 0) ::close(procs_fd_);
   if (cgroup_dir_.empty()) return;
   // EBUSY while exiting tasks are still counted after the kill: wait for the kernel's
@@ -349,32 +457,18 @@ Containment::~Containment() {
 
 int Containment::kill_all() noexcept {
   try {
-    std::set<int> seen;
     const auto deadline = Clock::now() + 2s;
-    if (!cgroup_dir_.empty()) {
-      const std::string procs = cgroup_dir_ + "/cgroup.procs";
-      for (int pid : read_pids(procs)) seen.insert(pid);
-      // cgroup.kill (Linux >= 5.14) kills the whole subtree atomically, forks
-      // in flight included. Older kernels: SIGKILL whatever is listed, again
-      // and again, until the list stays empty.
-      const bool have_kill = write_file(cgroup_dir_ + "/cgroup.kill", "1");
-      if (have_kill) wait_cgroup_unpopulated(cgroup_dir_, deadline);  // woken when the last one is gone
-      for (;;) {
-        const std::vector<int> pids = read_pids(procs);
-        if (pids.empty()) break;
-        for (int pid : pids) {
-          seen.insert(pid);
-          if (!have_kill) ::kill(pid, SIGKILL);
-        }
-        if (Clock::now() >= deadline) break;
-        std::this_thread::sleep_for(5ms);
-      }
-    }
+    const auto [since, starts] = with_scan_state(this, [](ScanState& st) { return std::make_pair(st.since, st.starts); });
+    std::set<int> seen = kill_cgroup(cgroup_dir_, deadline);
     // The nonce scan: the whole mechanism without a cgroup, and a second net
     // for anything that left the cgroup (a root probe can write cgroup.procs).
     for (;;) {
-      const std::vector<int> pids = nonce_scan(nonce_, /*kill_them=*/true);
-      if (pids.empty()) break;
+      const std::vector<int> pids = nonce_scan(nonce_, /*kill_them=*/true, since);
+      if (pids.empty()) {
+        // clean: only a later start needs another scan
+        with_scan_state(this, [starts = starts](ScanState& st) { st.starts_at_sweep = starts; });
+        break;
+      }
       seen.insert(pids.begin(), pids.end());
       if (Clock::now() >= deadline) break;
       std::this_thread::sleep_for(10ms);
@@ -390,7 +484,8 @@ int Containment::live_count() const {
   if (!cgroup_dir_.empty()) {
     for (int pid : read_pids(cgroup_dir_ + "/cgroup.procs")) live.insert(pid);
   }
-  for (int pid : nonce_scan(nonce_, /*kill_them=*/false)) live.insert(pid);
+  const unsigned long long since = with_scan_state(this, [](ScanState& st) { return st.since; });
+  for (int pid : nonce_scan(nonce_, /*kill_them=*/false, since)) live.insert(pid);
   return static_cast<int>(live.size());
 }
 
@@ -443,6 +538,7 @@ bool prepare(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd, in
   p.stdio[1] = out_fd;
   p.stdio[2] = err_fd;
   p.cgroup_procs_fd = box != nullptr ? box->cgroup_procs_fd() : -1;
+  if (box != nullptr) with_scan_state(box, [](ScanState& st) { ++st.starts; });  // a sweep no longer covers it
   p.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
   p.make_ctty = !spec.controlling_tty.empty();
   // Deliberate leaks (class fd-leak). Parent copies sit above every target number,
