@@ -1,7 +1,11 @@
 // breakout-probe-recon: describes the sandbox from inside (evidence for reports).
 //
-//   breakout-probe-recon
+//   breakout-probe-recon [--nonce N] [--hold-ms MS --release FILE]
 //
+// --nonce only marks the process (its command line) for the harness's outside scan;
+// --hold-ms keeps the process alive after the report, until FILE exists or MS passed
+// (bounded: at most 30 s), so the harness can read its confinement from the host
+// (class recon, harness/oracle/process_view.h). The report is the probe's word only.
 // Reports: uid, gid, euid, egid, pid, ppid, groups (getgroups); "status" with
 // CapInh/CapPrm/CapEff/CapBnd/CapAmb, NoNewPrivs, Seccomp, Seccomp_filters from
 // /proc/self/status (as the kernel writes them, hex for capabilities); "ns" with
@@ -21,7 +25,9 @@
 
 #include <dirent.h>
 #include <grp.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "probes/common/args.h"
@@ -31,7 +37,7 @@ using namespace breakout::probe;
 
 namespace {
 
-constexpr char kUsage[] = "usage: breakout-probe-recon\n";
+constexpr char kUsage[] = "usage: breakout-probe-recon [--nonce N] [--hold-ms MS --release FILE]\n";
 constexpr int kMaxFds = 64;
 
 std::string read_link(const std::string& path) {
@@ -77,10 +83,21 @@ std::vector<std::string> list_dir(const char* dir) {
   return names;
 }
 
+// Stays alive (the report already out) until `release` exists or `ms` passed: 10 ms polls.
+void hold(long long ms, const std::string& release) {
+  const timespec tick{0, 10 * 1000 * 1000};
+  struct stat st{};
+  for (long long waited = 0; waited < ms; waited += 10) {
+    if (!release.empty() && ::stat(release.c_str(), &st) == 0) return;
+    ::nanosleep(&tick, nullptr);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args args(argc, argv, kUsage, {});
+  Args args(argc, argv, kUsage, {{"nonce", Args::kValue}, {"hold-ms", Args::kValue}, {"release", Args::kValue}});
+  const long long hold_ms = args.get_int("hold-ms", 0, 30000, 0);
   ProbeReport r("recon");
   r.set("uid", static_cast<long long>(::getuid()));
   r.set("gid", static_cast<long long>(::getgid()));
@@ -132,5 +149,6 @@ int main(int argc, char** argv) {
     r.succeed();
   }
   r.emit();
+  hold(hold_ms, args.get("release").value_or(""));
   return r.exit_code();
 }

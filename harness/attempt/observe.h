@@ -1,9 +1,12 @@
 // Outside oracles per attempt class: turn host-side evidence into an Effect, never the probe's word.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -83,5 +86,30 @@ std::unique_ptr<HostObject> prepare_host_object(const Execution& ex, const Attem
                                                 const std::string& nonce);
 Observation observe_host_object(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
                                 const LaunchResult& run, const RunContext& ctx);
+
+// Class recon (observe_recon.cc): while the spawn runs, polls the host every 10 ms for the
+// probe's processes (oracle/process_view.h), reads them once found and creates `release`,
+// which ends the probe's --hold-ms wait. Bounded by `limit`; finish() stops and joins.
+class ReconWatch {
+ public:
+  ReconWatch(const Containment& box, std::filesystem::path release, std::chrono::milliseconds limit);
+  ~ReconWatch();  // finish(); never throws
+  ReconWatch(const ReconWatch&) = delete;
+  ReconWatch& operator=(const ReconWatch&) = delete;
+  // The views read (an empty array when the probe was never seen alive).
+  const nlohmann::json& finish();
+  int polls() const { return polls_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  nlohmann::json views_ = nlohmann::json::array();
+  int polls_ = 0;
+  std::thread thread_;
+};
+
+// The recon oracle: the outside views against the policy (oracle/recon_compare.h), the
+// probe's report beside them; the in-run control is that the probe was seen alive at all.
+// Stops `watch` first (finish()), then reads its views.
+Observation observe_recon(const Execution& ex, const LaunchResult& run, ReconWatch& watch);
 
 }  // namespace breakout

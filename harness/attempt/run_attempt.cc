@@ -149,8 +149,9 @@ AttemptRecord describe(const Execution& ex) {
   rec.target = ex.target ? ex.target->text : "";
   rec.expected = to_string(ex.expectation.value);
   rec.expected_why = ex.expectation.why;
-  rec.role = ex.expectation.value == Expected::kDenied ? "deny"
-             : ex.expectation.value == Expected::kAllowed ? "allow" : "contract";
+  rec.role = ex.expectation.value == Expected::kDenied    ? "deny"
+             : ex.expectation.value == Expected::kAllowed ? "allow"
+             : ex.expectation.value == Expected::kObserved ? "observe" : "contract";
   rec.probe = a.probe;
   return rec;
 }
@@ -203,13 +204,16 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
         PinAttack pins;
         if (klass == AttemptClass::kEnvPinned)                                  //    learn the pins, aim at them
           pins = aim_overrides(ex.target->value, *ctx.spawner, *session, &request, limits);
+        std::optional<ReconWatch> watch;                                        //    recon: read it from the host while it holds
+        if (klass == AttemptClass::kRecon) watch.emplace(box, io.mark, limits.timeout.value_or(ctx.safety_cap));
         const LaunchResult run = session->exec(request, limits);                // 7. spawn, drain, wait
         record_run(rec, session->command_line(), run);                          //    (display only)
         check(!run.cancelled && !(ctx.cancel && ctx.cancel->load()), "interrupted");
         check(run.started, "the spawner did not start: " + run.start_error);
         seen = klass == AttemptClass::kEnvPinned                                // 8. outside evidence
                    ? observe_overrides(ex.target->value, pins, run)
-                   : observe(ex, tree, before, io, run, box, ctx);
+               : watch ? observe_recon(ex, run, *watch)
+                       : observe(ex, tree, before, io, run, box, ctx);
       }
       rec.evidence = seen.evidence;
       const Judgement j = seen.not_applicable                                   // 9. verdict

@@ -12,6 +12,7 @@ const char* to_string(Expected e) {
     case Expected::kAllowed: return "allowed";
     case Expected::kDenied: return "denied";
     case Expected::kHolds: return "holds";
+    case Expected::kObserved: return "observed";
   }
   return "?";
 }
@@ -103,6 +104,16 @@ Expectation expect_override(const std::string& form, const EnvPolicy& env) {
   return {Expected::kDenied, "pinned variables hold against a caller override (" + form + ")"};
 }
 
+// Recon: the one promise of a policy its outside view can check (policy.h: "a fresh empty
+// netns is" network = none; the abstract-socket rule above for the same reason). Other
+// modes promise nothing recon can check: the record is informational (skip, never pass).
+Expectation expect_recon(const Policy& policy) {
+  const std::string m = std::string("network = ") + to_string(policy.network);
+  if (policy.network == NetworkMode::kNone)
+    return {Expected::kDenied, m + ": the process must not share the host's network namespace"};
+  return {Expected::kObserved, m + " promises nothing recon can check from outside: informational (skip, never pass)"};
+}
+
 }  // namespace
 
 Expectation expect_fs(AttemptClass klass, const fs::path& path, const ResolvedPolicy& r) {
@@ -130,6 +141,7 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
   if (klass == AttemptClass::kSessionHygiene)
     return {Expected::kDenied,
             "after shutdown nothing is left: no process, and no change outside the workspace's contents"};
+  if (klass == AttemptClass::kRecon) return expect_recon(policy);
   check(target != nullptr, "attempt class " + std::string(to_string(klass)) + " needs a target");
   switch (klass) {
     case AttemptClass::kFsWrite:

@@ -17,6 +17,7 @@ enum class Expected {
   kAllowed,  // the effect must happen (a control, or an allowed target)
   kDenied,   // the effect must not happen
   kHolds,    // a contract that must hold (exit code, cwd, output, timeouts)
+  kObserved, // nothing to allow or deny: recorded for people (recon under a policy it cannot check); skip, never pass
 };
 const char* to_string(Expected e);
 

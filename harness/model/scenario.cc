@@ -57,6 +57,7 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kRealNetConnect, "real-net-connect", "net-connect", true, false},
     {AttemptClass::kFsApiWrite, "fs-api-write", kDriverFsProbe, true, false},
     {AttemptClass::kFsApiRead, "fs-api-read", kDriverFsProbe, true, false},
+    {AttemptClass::kRecon, "recon", "recon", false, false},
 };
 
 const ClassInfo& info(AttemptClass c) {

@@ -51,6 +51,9 @@ enum class AttemptClass {
   // The spawner's own file API (driver capability fs, attempt/fs_api.h); no probe runs:
   kFsApiWrite,    // ask the driver to write a nonce at a path      -> snapshot diff, as fs-write
   kFsApiRead,     // ask the driver to read a canary at a path      -> the canary token in its answer
+  // Recon (harness/attempt/observe_recon.cc): the probe only holds still; the harness reads its
+  // confinement from the host (/proc, the job's token) and compares it with the policy's promises.
+  kRecon,         // be confined as the policy promises           -> namespaces/token read from outside
 };
 const char* to_string(AttemptClass c);
 std::optional<AttemptClass> attempt_class_from(const std::string& s);

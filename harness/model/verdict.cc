@@ -27,6 +27,8 @@ Judgement judge(Expected expected, Effect effect, const std::string& evidence,
   if (effect == Effect::kUnknown) return {Verdict::kError, "could not observe: " + evidence};
   const bool happened = effect == Effect::kHappened;
   switch (expected) {
+    case Expected::kObserved:  // informational: whatever was seen, it neither passes nor escapes
+      return {Verdict::kSkip, "informational: " + evidence};
     case Expected::kHolds:
       return happened ? Judgement{Verdict::kPass, evidence} : Judgement{Verdict::kBroken, evidence};
     case Expected::kAllowed:

@@ -110,6 +110,40 @@ void finding(std::ostringstream& h, const RunInfo& info, const AttemptRecord& a,
   h << "<p><b>Reproduce</b></p>" << pre(reproduce_command(info, a.id)) << "</div>\n";
 }
 
+// A JSON value from a results file as text: strings as they are, the rest as JSON (escaped by the caller).
+std::string cell_text(const nlohmann::json& obj, const char* key) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+// One recon execution (class recon, docs/probes.md): the verdict, the host's view beside the
+// probe's own row by row (disagreements marked), the checks against the policy, the raw report.
+void recon_record(std::ostringstream& h, const AttemptRecord& a) {
+  h << "<p>" << badge(to_string(a.verdict)) << " <code>" << html_escape(a.id) << "</code> — "
+    << html_escape(a.reason) << "</p>\n";
+  const auto rows = a.evidence.find("side_by_side");
+  if (rows != a.evidence.end() && rows->is_array() && !rows->empty()) {
+    h << "<table class=\"recon\"><tr><th>field</th><th>inside (the probe's word)</th><th>outside (the host's view)</th>"
+         "<th>agree</th></tr>\n";
+    for (const auto& r : *rows) {
+      if (!r.is_object()) continue;
+      const bool agree = cell_text(r, "agree") == "true";
+      h << "<tr" << (agree ? "" : " class=\"verdict-error\"") << "><td><code>" << html_escape(cell_text(r, "field"))
+        << "</code></td><td>" << html_escape(cell_text(r, "inside")) << "</td><td>" << html_escape(cell_text(r, "outside"))
+        << "</td><td>" << (agree ? "yes" : "NO") << "</td></tr>\n";
+    }
+    h << "</table>\n";
+  }
+  const auto checks = a.evidence.find("checks");
+  if (checks != a.evidence.end() && checks->is_array())
+    for (const auto& c : *checks)
+      if (c.is_object())
+        h << "<p><b>" << html_escape(cell_text(c, "outcome")) << ":</b> " << html_escape(cell_text(c, "promise"))
+          << " — " << html_escape(cell_text(c, "detail")) << "</p>\n";
+  h << "<p><b>The probe's own report</b> (shown, never decides)</p>" << pre(json_text(a.probe_report));
+}
+
 // A histogram of exit.spawn_ms as inline SVG.
 void latency(std::ostringstream& h, const Results& r) {
   std::vector<double> ms;
@@ -309,8 +343,7 @@ std::string html_report(const ReportInput& in) {
       << html_escape(a->reason) << "</td></tr>\n";
   h << "</table>\n<h2>Sandbox recon</h2>\n";
   if (recon.empty()) h << "<p>No recon probe in this run.</p>\n";
-  for (const auto* a : recon)
-    h << "<p><code>" << html_escape(a->id) << "</code></p>" << pre(json_text(a->probe_report));
+  for (const auto* a : recon) recon_record(h, *a);
   latency(h, r);
   bench(h, in);
   trend(h, in);

@@ -1,7 +1,10 @@
 // breakout-probe-recon (Windows): describes the sandbox's token, job and desktop from inside (evidence for reports, never a verdict).
 //
-//   breakout-probe-recon
+//   breakout-probe-recon [--nonce N] [--hold-ms MS --release FILE]
 //
+// --nonce only marks the command line; --hold-ms keeps the process alive after the report
+// until FILE exists or MS passed (at most 30 s), so the harness can read its token from the
+// host through the job's process list (class recon, harness/oracle/process_view.h).
 // Reports: "user" (the token user's SID string), "integrity" (the mandatory label's RID:
 // 0x1000 low, 0x2000 medium, 0x3000 high, 0x4000 system) and its name, "restricted"
 // (IsTokenRestricted) with "restricting_sids", "privileges" (name + enabled), "app_container"
@@ -28,7 +31,7 @@ using namespace breakout::probe;
 
 namespace {
 
-constexpr char kUsage[] = "usage: breakout-probe-recon\n";
+constexpr char kUsage[] = "usage: breakout-probe-recon [--nonce N] [--hold-ms MS --release FILE]\n";
 
 std::string narrow(const std::wstring& w) { return breakout::wtf8_from_utf16(std::u16string(w.begin(), w.end())); }
 
@@ -65,17 +68,29 @@ std::string object_name(HANDLE obj) {
   return narrow(name);
 }
 
+// Stays alive (the report already out) until `release` exists or `ms` passed: 10 ms polls.
+void hold(long long ms, const std::string& release) {
+  const std::wstring path = release.empty() ? std::wstring() : wide(release);
+  for (long long waited = 0; waited < ms; waited += 10) {
+    if (!path.empty() && ::GetFileAttributesW(path.c_str()) != INVALID_FILE_ATTRIBUTES) return;
+    ::Sleep(10);
+  }
+}
+
 }  // namespace
 
 int wmain(int argc, wchar_t** wargv) {
   WideArgs wide_args(argc, wargv);
-  Args args(wide_args.argc(), wide_args.argv(), kUsage, {});
+  Args args(wide_args.argc(), wide_args.argv(), kUsage,
+            {{"nonce", Args::kValue}, {"hold-ms", Args::kValue}, {"release", Args::kValue}});
+  const long long hold_ms = args.get_int("hold-ms", 0, 30000, 0);
   ProbeReport r("recon");
   JsonArray errors;
   HANDLE raw = nullptr;
   if (!::OpenProcessToken(::GetCurrentProcess(), TOKEN_QUERY, &raw)) {
     fail_win32(r, "OpenProcessToken", ::GetLastError());
     r.emit();
+    hold(hold_ms, args.get("release").value_or(""));
     return r.exit_code();
   }
   breakout::UniqueHandle token(raw);
@@ -133,5 +148,6 @@ int wmain(int argc, wchar_t** wargv) {
   r.set_raw("errors", errors.str());
   r.succeed();
   r.emit();
+  hold(hold_ms, args.get("release").value_or(""));
   return r.exit_code();
 }

@@ -122,6 +122,25 @@ TEST(ReportHtml, HostileStringsNeverBecomeMarkup) {
   EXPECT_EQ(md.find("<script"), std::string::npos);
 }
 
+TEST(ReportHtml, ReconSideBySideIsEscapedAndMarksDisagreements) {
+  auto r = rec("recon.confinement@p", Verdict::kEscape);
+  r.probe = "recon";
+  r.reason = "seen from the host, <b>shares</b>";
+  r.evidence = {{"side_by_side", {{{"field", "/ns/net"}, {"inside", "<script>alert(1)</script>"}, {"outside", "net:[1]"}, {"agree", false}},
+                                  {{"field", "/ns/mnt"}, {"inside", "mnt:[2]"}, {"outside", "mnt:[2]"}, {"agree", true}},
+                                  "not a row", {{"agree", "<svg onload=x>"}}}},
+                {"checks", {{{"outcome", "missing"}, {"promise", "<img src=x>"}, {"detail", 7}}}}};
+  r.probe_report = {{"ns", {{"net", "<iframe>"}}}};
+  ReportInput in;
+  in.results = run("r", {r});
+  const std::string html = html_report(in);
+  for (const char* bad : {"<script", "<img", "<iframe", "<svg onload", "<b>shares"}) EXPECT_EQ(html.find(bad), std::string::npos) << bad;
+  EXPECT_NE(html.find("<table class=\"recon\">"), std::string::npos);
+  EXPECT_NE(html.find("<td>NO</td>"), std::string::npos);   // the disagreeing row
+  EXPECT_NE(html.find("<td>yes</td>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);  // shown as text
+}
+
 namespace {
 
 ReportBench bench_run(const std::string& figure_name) {
