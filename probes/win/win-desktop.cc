@@ -55,7 +55,10 @@ void send_copydata(HWND h, const std::string& data, ProbeReport& r) {
 
 HWND find(const std::wstring& name, ProbeReport& r) {
   HWND h = ::FindWindowW(name.c_str(), name.c_str());
-  if (h == nullptr) fail_win32(r, "FindWindowW", ::GetLastError() == 0 ? ERROR_FILE_NOT_FOUND : ::GetLastError());
+  if (h == nullptr) {
+    const DWORD e = ::GetLastError();  // 0 when nothing matched: say so as "not found"
+    fail_win32(r, "FindWindowW", e != 0 ? e : static_cast<DWORD>(ERROR_FILE_NOT_FOUND));
+  }
   return h;
 }
 

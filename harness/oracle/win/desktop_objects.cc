@@ -27,7 +27,7 @@ class HostWindow : public HostObject {
   std::string spec() const override { return "window:" + name_; }
   HostEvidence inspect() override {
     std::unique_lock lock(mutex_);
-    seen_.wait_for(lock, kWindowWait, [this] { return nonce_seen_; });
+    (void)seen_.wait_for(lock, kWindowWait, [this] { return nonce_seen_; });
     HostEvidence e;
     e.changed = nonce_seen_;
     e.evidence["window"] = name_;
