@@ -94,6 +94,9 @@ Expectation expect_host_object(AttemptClass klass, const Target& target, const P
                                 "(control; of the clipboard attempts too: no clipboard is the sandbox's own)"};
   if (!o->host) return {Expected::kAllowed, "the probe's own " + target.value.substr(target.value.find('-') + 1) +
                                                 " inside the sandbox (control)"};
+  if (target.value == "clipboard-read" || target.value == "clipboard-write")
+    return {Expected::kDenied, "the clipboard of the user's window station, holding the harness's canary: no policy grants "
+                               "the sandbox the host's clipboard (" + std::string(target.value == "clipboard-read" ? "reading" : "writing") + " it)"};
   // No policy field grants any of these: the sandbox's reach ends at its own
   // processes, IPC namespace, keys and files (catalog §8).
   return {Expected::kDenied, "a " + target.value + " the harness owns outside the sandbox: no policy grants host " +
