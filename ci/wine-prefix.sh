@@ -6,6 +6,11 @@
 #   background, and a CreateProcessW issued while that update runs can fail with
 #   ERROR_INTERNAL_ERROR (1359) — seen once in CI (WinLauncher.PassesExitCodesThrough, the first
 #   test that starts a child). Creating the prefix first takes that race out of every test.
+#   Then selects Wine's null display driver (HKCU\Software\Wine\Drivers, Graphics = null): the
+#   desktop-reach class needs top-level windows, which Wine 8.0 makes only with a display driver
+#   (without one CreateWindowExW returns NULL, error 0); the null driver makes them with no X
+#   server, and nothing can pop up on a developer's display even when DISPLAY is set.
+#   Message-only windows and the clipboard work without it (seen here, Wine 8.0).
 # wine_cleanup [paths...]: the EXIT trap. Stops this prefix's wineserver and waits until it is gone
 #   (wineserver -k only signals; Wine's own processes may still be writing into the prefix), then
 #   removes the prefix and any extra paths given. Keeps the script's exit status: a cleanup hiccup
@@ -18,6 +23,9 @@ wine_prefix_create() {
   # Bounded: a prefix that cannot be created must fail the job, not stall it.
   timeout 180 "$WINE" wineboot --init >/dev/null 2>&1 || { echo "wine: wineboot --init failed in $WINEPREFIX" >&2; return 1; }
   timeout 120 "$WINESERVER" -w >/dev/null 2>&1 || { echo "wine: prefix update did not finish in $WINEPREFIX" >&2; return 1; }
+  timeout 60 "$WINE" reg add 'HKCU\Software\Wine\Drivers' /v Graphics /d null /f >/dev/null 2>&1 \
+    || { echo "wine: could not select the null display driver in $WINEPREFIX" >&2; return 1; }
+  timeout 60 "$WINESERVER" -w >/dev/null 2>&1 || { echo "wine: wineserver did not settle in $WINEPREFIX" >&2; return 1; }
 }
 
 wine_cleanup() {

@@ -20,7 +20,7 @@ fail() { echo "wine run: FAIL: $*" >&2; exit 1; }
 min_ran=${BREAKOUT_WINE_MIN_RAN:-90}
 # Classes that must have run at least one deny (each shown to escape) and one control,
 # classes with denies only (lifetime: the heartbeat), and contract classes that must have run.
-need_classes="fs-write fs-read net-connect env-leak registry-write named-object-reach"
+need_classes="fs-write fs-read net-connect env-leak registry-write named-object-reach desktop-reach"
 need_deny="lifetime"
 need_contract="exit-code cwd output-flood no-timeout"
 # Windows path forms Wine 8.0 resolves (docs/windows.md, "Path forms and reparse points"): every

@@ -454,7 +454,8 @@ Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot
     case AttemptClass::kTtyInject:
     case AttemptClass::kDnsQuery:
     case AttemptClass::kRegistryWrite:
-    case AttemptClass::kNamedObjectReach: return observe_host_object(ex, tree, io, run, ctx);
+    case AttemptClass::kNamedObjectReach:
+    case AttemptClass::kDesktopReach: return observe_host_object(ex, tree, io, run, ctx);
     default: return observe_contract(ex, io, run);
   }
 }

@@ -200,7 +200,8 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
     case AttemptClass::kTtyInject:
     case AttemptClass::kDnsQuery:
     case AttemptClass::kRegistryWrite:
-    case AttemptClass::kNamedObjectReach: return expect_host_object(klass, *target, policy);
+    case AttemptClass::kNamedObjectReach:
+    case AttemptClass::kDesktopReach: return expect_host_object(klass, *target, policy);
     default: break;
   }
   throw Error("no expectation rule for class " + std::string(to_string(klass)));

@@ -43,6 +43,12 @@ constexpr HostObjectInfo kObjects[] = {
     {"own-pipe", AttemptClass::kNamedObjectReach, false},
     {"event", AttemptClass::kNamedObjectReach, true},
     {"own-event", AttemptClass::kNamedObjectReach, false},
+    // desktop-reach (Windows): a hidden top-level window the harness pumps on its own desktop,
+    // and the clipboard (one per window station) holding a canary; control: the probe's own window.
+    {"window", AttemptClass::kDesktopReach, true},
+    {"clipboard-read", AttemptClass::kDesktopReach, true},
+    {"clipboard-write", AttemptClass::kDesktopReach, true},
+    {"own-window", AttemptClass::kDesktopReach, false},
 };
 }  // namespace
 
@@ -77,8 +83,20 @@ Expectation expect_host_object(AttemptClass klass, const Target& target, const P
     // workspace. It shows the probe's write works here; a sandbox that refuses every
     // registry write comes out overblock on it, and its denials then prove nothing.
     return {Expected::kAllowed, "the per-attempt key the harness created and named to the probe (control)"};
+  if (target.value == "own-window")
+    // The clipboard attempts share this control: the clipboard is one per window station
+    // (Microsoft Learn, "Window Stations"), so there is no clipboard of the sandbox's own the
+    // probe could use without writing the host's, and a sandbox with UI limits
+    // (JOB_OBJECT_UILIMIT_READCLIPBOARD/WRITECLIPBOARD) refuses any clipboard by design. The own
+    // window shows user32 and messaging work in the sandbox; the clipboard code path itself is
+    // shown by the positive control (the none spawner must escape: ci/wine-run.sh).
+    return {Expected::kAllowed, "the probe's own window, messaged from another of its threads inside the sandbox "
+                                "(control; of the clipboard attempts too: no clipboard is the sandbox's own)"};
   if (!o->host) return {Expected::kAllowed, "the probe's own " + target.value.substr(target.value.find('-') + 1) +
                                                 " inside the sandbox (control)"};
+  if (target.value == "clipboard-read" || target.value == "clipboard-write")
+    return {Expected::kDenied, "the clipboard of the user's window station, holding the harness's canary: no policy grants "
+                               "the sandbox the host's clipboard (" + std::string(target.value == "clipboard-read" ? "reading" : "writing") + " it)"};
   // No policy field grants any of these: the sandbox's reach ends at its own
   // processes, IPC namespace, keys and files (catalog §8).
   return {Expected::kDenied, "a " + target.value + " the harness owns outside the sandbox: no policy grants host " +
@@ -88,6 +106,7 @@ Expectation expect_host_object(AttemptClass klass, const Target& target, const P
                                   : klass == AttemptClass::kDnsQuery   ? "resolvers"
                                   : klass == AttemptClass::kRegistryWrite ? "registry keys"
                                   : klass == AttemptClass::kNamedObjectReach ? "named pipes or events"
+                                  : klass == AttemptClass::kDesktopReach ? "windows or the clipboard of the user's desktop"
                                                                        : "terminals")};
 }
 

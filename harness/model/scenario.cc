@@ -52,6 +52,7 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kSyscallAbiWrite, "syscall-abi-write", "syscall-abi", true, false},
     {AttemptClass::kRegistryWrite, "registry-write", "reg-write", true, false},
     {AttemptClass::kNamedObjectReach, "named-object-reach", "win-object", true, false},
+    {AttemptClass::kDesktopReach, "desktop-reach", "win-desktop", true, false},
     {AttemptClass::kRealHomeRead, "real-home-read", "fs-read", true, false},
     {AttemptClass::kRealHomeWrite, "real-home-write", "fs-write", true, false},
     {AttemptClass::kRealNetConnect, "real-net-connect", "net-connect", true, false},

@@ -44,6 +44,7 @@ enum class AttemptClass {
   kSyscallAbiWrite,  // create a file through the i386/x32 syscall ABI -> snapshot diff, as fs-write
   kRegistryWrite,    // Windows: set a value under a harness-watched HKCU key -> the key's value snapshot changed
   kNamedObjectReach, // Windows: a harness-owned named pipe / event  -> the pipe received the nonce, the event is set
+  kDesktopReach,     // Windows: a harness-owned window / the clipboard -> the window got the nonce, the canary read, the clipboard changed
   // Real-host mode only (`run --real-host`, docs/real-host.md): the real HOME, never planted into but canaries.
   kRealHomeRead,   // read a real secret under the real HOME        -> keyed digest of its bytes in output
   kRealHomeWrite,  // create a canary-named file in the real HOME   -> the file exists afterwards

@@ -70,15 +70,22 @@ TEST(HostObject, WindowsObjectsHostDeniedControlsAllowed) {
                       {AttemptClass::kNamedObjectReach, "ipc:pipe", Expected::kDenied},
                       {AttemptClass::kNamedObjectReach, "ipc:event", Expected::kDenied},
                       {AttemptClass::kNamedObjectReach, "ipc:own-pipe", Expected::kAllowed},
-                      {AttemptClass::kNamedObjectReach, "ipc:own-event", Expected::kAllowed}};
+                      {AttemptClass::kNamedObjectReach, "ipc:own-event", Expected::kAllowed},
+                      {AttemptClass::kDesktopReach, "ipc:window", Expected::kDenied},
+                      {AttemptClass::kDesktopReach, "ipc:clipboard-read", Expected::kDenied},
+                      {AttemptClass::kDesktopReach, "ipc:clipboard-write", Expected::kDenied},
+                      {AttemptClass::kDesktopReach, "ipc:own-window", Expected::kAllowed}};
   for (NetworkMode m : {NetworkMode::kNone, NetworkMode::kLoopback, NetworkMode::kFull})
     for (const Row& r : rows) EXPECT_EQ(exp(r.klass, r.target, m), r.want) << r.target;
   // A registry target is not a named-object target, and the reverse.
   EXPECT_THROW(exp(AttemptClass::kNamedObjectReach, "ipc:hkcu-run", NetworkMode::kNone), Error);
   EXPECT_THROW(exp(AttemptClass::kRegistryWrite, "ipc:pipe", NetworkMode::kNone), Error);
+  EXPECT_THROW(exp(AttemptClass::kDesktopReach, "ipc:pipe", NetworkMode::kNone), Error);
+  EXPECT_THROW(exp(AttemptClass::kNamedObjectReach, "ipc:window", NetworkMode::kNone), Error);
   // On Linux the classes are unavailable, saying why (a skip, never a pass).
   EXPECT_TRUE(class_unavailable(AttemptClass::kRegistryWrite));
   EXPECT_TRUE(class_unavailable(AttemptClass::kNamedObjectReach));
+  EXPECT_TRUE(class_unavailable(AttemptClass::kDesktopReach));
 }
 
 TEST(HostObject, LoopbackResolverFollowsTheNetworkMode) {

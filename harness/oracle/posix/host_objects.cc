@@ -440,6 +440,8 @@ std::optional<std::string> syscall_abi_unavailable(const std::string& abi) {
 std::optional<std::string> class_unavailable(AttemptClass klass) {
   if (klass == AttemptClass::kRegistryWrite) return std::string("the registry exists only on Windows");
   if (klass == AttemptClass::kNamedObjectReach) return std::string("Win32 named pipes and events exist only on Windows");
+  if (klass == AttemptClass::kDesktopReach)
+    return std::string("Win32 windows and the Win32 clipboard exist only on Windows (no X11/Wayland twin yet)");
 #if !defined(__x86_64__)
   if (klass == AttemptClass::kSyscallAbiWrite) return std::string("the i386 and x32 syscall ABIs exist only on x86-64");
 #endif

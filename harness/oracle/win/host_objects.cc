@@ -1,9 +1,10 @@
-// Host objects on Windows: registry keys (registry-write), a named pipe and event (named-object-reach), and the probe's own twins.
+// Host objects on Windows: registry keys (registry-write), a named pipe and event (named-object-reach), a window and the clipboard (desktop-reach), and the probe's own twins.
 #include "harness/oracle/host_objects.h"
 
 #include "harness/core/error.h"
 #include "harness/model/host_object.h"
 #include "harness/oracle/own_object.h"
+#include "harness/oracle/win/desktop_objects.h"
 #include "harness/oracle/win/named_objects.h"
 #include "harness/oracle/win/registry_key.h"
 
@@ -13,6 +14,7 @@ std::unique_ptr<HostObject> make_host_object(const std::string& name, const Host
   const HostObjectInfo* info = host_object_info(name);
   if (info == nullptr || host_object_unavailable(name)) throw Error(*host_object_unavailable(name));
   if (info->klass == AttemptClass::kRegistryWrite) return make_registry_object(name, setup);
+  if (info->klass == AttemptClass::kDesktopReach && info->host) return make_desktop_object(name, setup);
   if (!info->host) return std::make_unique<OwnObject>(name.substr(4), "own:" + name.substr(4), setup);  // own-pipe, own-event
   return make_named_object(name, setup);
 }
@@ -21,6 +23,7 @@ std::optional<std::string> host_object_unavailable(const std::string& name) {
   const HostObjectInfo* info = host_object_info(name);
   if (info != nullptr && (info->klass == AttemptClass::kRegistryWrite || info->klass == AttemptClass::kNamedObjectReach))
     return std::nullopt;
+  if (info != nullptr && info->klass == AttemptClass::kDesktopReach) return desktop_object_unavailable(name);
   return "host object " + name +
          " is not implemented on Windows (the process-reach/ipc/key/tty/dns classes are Linux attempts)";
 }
