@@ -19,7 +19,6 @@
 #include <wrl/client.h>
 
 #include "probes/common/win32.h"
-#include "probes/win/path_form.h"  // wine_version()
 #include "probes/win/com_util.h"
 #include "probes/win/escape_launch.h"
 
@@ -27,34 +26,21 @@ namespace breakout::probe {
 
 using Microsoft::WRL::ComPtr;
 
-namespace {
-
-EscapeLaunch failed(const std::string& step, HRESULT hr) {
-  EscapeLaunch l;
-  l.step = step;
-  l.hresult = hr;
-  l.unavailable = mechanism_absent(hr) || !wine_version().empty();
-  l.detail = step + " failed: " + hresult_text(hr);
-  return l;
-}
-
-}  // namespace
-
 EscapeLaunch launch_via_explorer(const std::wstring& exe, const std::wstring& args) {
   ComApartment com;
-  if (FAILED(com.result())) return failed("CoInitializeEx", com.result());
+  if (FAILED(com.result())) return escape_failed("CoInitializeEx", com.result());
   ComPtr<IShellWindows> windows;
   HRESULT hr = ::CoCreateInstance(CLSID_ShellWindows, nullptr, CLSCTX_LOCAL_SERVER, IID_IShellWindows,
                                   reinterpret_cast<void**>(windows.GetAddressOf()));
-  if (FAILED(hr)) return failed("CoCreateInstance(ShellWindows)", hr);
+  if (FAILED(hr)) return escape_failed("CoCreateInstance(ShellWindows)", hr);
   Variant desktop = Variant::i4(CSIDL_DESKTOP), empty;
   long hwnd = 0;
   ComPtr<IDispatch> found;
   hr = windows->FindWindowSW(&desktop.v, &empty.v, SWC_DESKTOP, &hwnd, SWFO_NEEDDISPATCH, found.GetAddressOf());
-  if (FAILED(hr)) return failed("IShellWindows::FindWindowSW(SWC_DESKTOP)", hr);
+  if (FAILED(hr)) return escape_failed("IShellWindows::FindWindowSW(SWC_DESKTOP)", hr);
   if (hr == S_FALSE || !found) {
     // No desktop shell window: explorer is not the shell here (a server core, a service session).
-    EscapeLaunch l = failed("IShellWindows::FindWindowSW(SWC_DESKTOP)", hr);
+    EscapeLaunch l = escape_failed("IShellWindows::FindWindowSW(SWC_DESKTOP)", hr);
     l.unavailable = true;
     l.detail = "no desktop shell window (FindWindowSW returned " + hresult_text(hr) + ")";
     return l;
@@ -66,22 +52,22 @@ EscapeLaunch launch_via_explorer(const std::wstring& exe, const std::wstring& ar
   ComPtr<IShellFolderViewDual> folder_view;
   ComPtr<IDispatch> application;
   ComPtr<IShellDispatch2> shell;
-  if (FAILED(hr = found.As(&provider))) return failed("QueryInterface(IServiceProvider)", hr);
+  if (FAILED(hr = found.As(&provider))) return escape_failed("QueryInterface(IServiceProvider)", hr);
   if (FAILED(hr = provider->QueryService(SID_STopLevelBrowser, IID_IShellBrowser,
                                          reinterpret_cast<void**>(browser.GetAddressOf()))))
-    return failed("IServiceProvider::QueryService(SID_STopLevelBrowser)", hr);
+    return escape_failed("IServiceProvider::QueryService(SID_STopLevelBrowser)", hr);
   if (FAILED(hr = browser->QueryActiveShellView(view.GetAddressOf())))
-    return failed("IShellBrowser::QueryActiveShellView", hr);
+    return escape_failed("IShellBrowser::QueryActiveShellView", hr);
   if (FAILED(hr = view->GetItemObject(SVGIO_BACKGROUND, IID_IDispatch, reinterpret_cast<void**>(background.GetAddressOf()))))
-    return failed("IShellView::GetItemObject(SVGIO_BACKGROUND)", hr);
-  if (FAILED(hr = background.As(&folder_view))) return failed("QueryInterface(IShellFolderViewDual)", hr);
+    return escape_failed("IShellView::GetItemObject(SVGIO_BACKGROUND)", hr);
+  if (FAILED(hr = background.As(&folder_view))) return escape_failed("QueryInterface(IShellFolderViewDual)", hr);
   if (FAILED(hr = folder_view->get_Application(application.GetAddressOf())))
-    return failed("IShellFolderViewDual::get_Application", hr);
-  if (FAILED(hr = application.As(&shell))) return failed("QueryInterface(IShellDispatch2)", hr);
+    return escape_failed("IShellFolderViewDual::get_Application", hr);
+  if (FAILED(hr = application.As(&shell))) return escape_failed("QueryInterface(IShellDispatch2)", hr);
   const Bstr file(exe);
   Variant arguments(args), directory, operation(std::wstring(L"open")), show = Variant::i4(SW_HIDE);
   if (FAILED(hr = shell->ShellExecute(file.get(), arguments.v, directory.v, operation.v, show.v)))
-    return failed("IShellDispatch2::ShellExecute", hr);
+    return escape_failed("IShellDispatch2::ShellExecute", hr);
   EscapeLaunch l;
   l.started = true;
   l.detail = "IShellDispatch2::ShellExecute accepted";

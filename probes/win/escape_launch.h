@@ -15,6 +15,9 @@
 
 #include <string>
 
+#include "probes/win/com_util.h"
+#include "probes/win/path_form.h"  // wine_version()
+
 namespace breakout::probe {
 
 struct EscapeLaunch {
@@ -25,6 +28,17 @@ struct EscapeLaunch {
   bool unavailable = false; // the mechanism is absent here (mechanism_absent, or any failure under Wine)
   std::string detail;       // bounded text for the report
 };
+
+// A technique's failing call: under Wine any failure, elsewhere only an absent mechanism
+// (mechanism_absent: class not registered, service not running), counts as unavailable.
+inline EscapeLaunch escape_failed(const std::string& step, HRESULT hr) {
+  EscapeLaunch l;
+  l.step = step;
+  l.hresult = hr;
+  l.unavailable = mechanism_absent(hr) || !wine_version().empty();
+  l.detail = step + " failed: " + hresult_text(hr);
+  return l;
+}
 
 // IWbemServices::ExecMethod("Win32_Process", "Create", CommandLine) in ROOT\CIMV2.
 EscapeLaunch launch_via_wmi(const std::wstring& command_line);

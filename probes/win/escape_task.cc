@@ -11,7 +11,6 @@
 #include <wrl/client.h>
 
 #include "probes/common/win32.h"
-#include "probes/win/path_form.h"  // wine_version()
 #include "probes/win/com_util.h"
 #include "probes/win/escape_launch.h"
 
@@ -20,15 +19,6 @@ namespace breakout::probe {
 using Microsoft::WRL::ComPtr;
 
 namespace {
-
-EscapeLaunch failed(const std::string& step, HRESULT hr) {
-  EscapeLaunch l;
-  l.step = step;
-  l.hresult = hr;
-  l.unavailable = mechanism_absent(hr) || !wine_version().empty();
-  l.detail = step + " failed: " + hresult_text(hr);
-  return l;
-}
 
 HRESULT root_folder(ComPtr<ITaskService>& service, ComPtr<ITaskFolder>* folder, std::string* step) {
   HRESULT hr = ::CoCreateInstance(CLSID_TaskScheduler, nullptr, CLSCTX_INPROC_SERVER, IID_ITaskService,
@@ -59,15 +49,15 @@ HRESULT delete_task(const std::wstring& task_name) {
 EscapeLaunch launch_via_task(const std::wstring& exe, const std::wstring& args, const std::wstring& task_name) {
   EscapeLaunch l = [&]() -> EscapeLaunch {
     ComApartment com;
-    if (FAILED(com.result())) return failed("CoInitializeEx", com.result());
+    if (FAILED(com.result())) return escape_failed("CoInitializeEx", com.result());
     ComPtr<ITaskService> service;
     ComPtr<ITaskFolder> folder;
     std::string step;
     HRESULT hr = root_folder(service, &folder, &step);
-    if (FAILED(hr)) return failed(step, hr);
+    if (FAILED(hr)) return escape_failed(step, hr);
     ComPtr<ITaskDefinition> task;
     Variant none;
-    if (FAILED(hr = service->NewTask(0, task.GetAddressOf()))) return failed("ITaskService::NewTask", hr);
+    if (FAILED(hr = service->NewTask(0, task.GetAddressOf()))) return escape_failed("ITaskService::NewTask", hr);
     ComPtr<ITaskSettings> settings;
     if (SUCCEEDED(task->get_Settings(settings.GetAddressOf()))) {
       settings->put_DisallowStartIfOnBatteries(VARIANT_FALSE);  // a laptop runner must not turn this into a skip
@@ -78,22 +68,22 @@ EscapeLaunch launch_via_task(const std::wstring& exe, const std::wstring& args, 
     ComPtr<IActionCollection> actions;
     ComPtr<IAction> action;
     ComPtr<IExecAction> exec;
-    if (FAILED(hr = task->get_Actions(actions.GetAddressOf()))) return failed("ITaskDefinition::get_Actions", hr);
+    if (FAILED(hr = task->get_Actions(actions.GetAddressOf()))) return escape_failed("ITaskDefinition::get_Actions", hr);
     if (FAILED(hr = actions->Create(TASK_ACTION_EXEC, action.GetAddressOf())))
-      return failed("IActionCollection::Create(TASK_ACTION_EXEC)", hr);
-    if (FAILED(hr = action.As(&exec))) return failed("QueryInterface(IExecAction)", hr);
+      return escape_failed("IActionCollection::Create(TASK_ACTION_EXEC)", hr);
+    if (FAILED(hr = action.As(&exec))) return escape_failed("QueryInterface(IExecAction)", hr);
     const Bstr path(exe), arguments(args), name(task_name);
-    if (FAILED(hr = exec->put_Path(path.get()))) return failed("IExecAction::put_Path", hr);
-    if (FAILED(hr = exec->put_Arguments(arguments.get()))) return failed("IExecAction::put_Arguments", hr);
+    if (FAILED(hr = exec->put_Path(path.get()))) return escape_failed("IExecAction::put_Path", hr);
+    if (FAILED(hr = exec->put_Arguments(arguments.get()))) return escape_failed("IExecAction::put_Arguments", hr);
     ComPtr<IRegisteredTask> registered;
     Variant empty_sddl(std::wstring{});
     hr = folder->RegisterTaskDefinition(name.get(), task.Get(), TASK_CREATE_OR_UPDATE, none.v, none.v,
                                         TASK_LOGON_INTERACTIVE_TOKEN, empty_sddl.v, registered.GetAddressOf());
-    if (FAILED(hr)) return failed("ITaskFolder::RegisterTaskDefinition", hr);
+    if (FAILED(hr)) return escape_failed("ITaskFolder::RegisterTaskDefinition", hr);
     ComPtr<IRunningTask> running;
     hr = registered->Run(none.v, running.GetAddressOf());
     if (FAILED(hr)) {
-      EscapeLaunch f = failed("IRegisteredTask::Run", hr);
+      EscapeLaunch f = escape_failed("IRegisteredTask::Run", hr);
       f.detail += "; the task was registered";
       return f;
     }

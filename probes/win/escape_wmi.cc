@@ -11,7 +11,6 @@
 #include <wrl/client.h>
 
 #include "probes/common/win32.h"
-#include "probes/win/path_form.h"  // wine_version()
 #include "probes/win/com_util.h"
 #include "probes/win/escape_launch.h"
 
@@ -19,61 +18,48 @@ namespace breakout::probe {
 
 using Microsoft::WRL::ComPtr;
 
-namespace {
-
-EscapeLaunch failed(const std::string& step, HRESULT hr) {
-  EscapeLaunch l;
-  l.step = step;
-  l.hresult = hr;
-  l.unavailable = mechanism_absent(hr) || !wine_version().empty();
-  l.detail = step + " failed: " + hresult_text(hr);
-  return l;
-}
-
-}  // namespace
-
 EscapeLaunch launch_via_wmi(const std::wstring& command_line) {
   ComApartment com;
-  if (FAILED(com.result())) return failed("CoInitializeEx", com.result());
+  if (FAILED(com.result())) return escape_failed("CoInitializeEx", com.result());
   // Default authentication, impersonation level: WMI refuses to act for an anonymous caller.
   HRESULT hr = ::CoInitializeSecurity(nullptr, -1, nullptr, nullptr, RPC_C_AUTHN_LEVEL_DEFAULT,
                                       RPC_C_IMP_LEVEL_IMPERSONATE, nullptr, EOAC_NONE, nullptr);
-  if (FAILED(hr) && hr != RPC_E_TOO_LATE) return failed("CoInitializeSecurity", hr);
+  if (FAILED(hr) && hr != RPC_E_TOO_LATE) return escape_failed("CoInitializeSecurity", hr);
   ComPtr<IWbemLocator> locator;
   hr = ::CoCreateInstance(CLSID_WbemLocator, nullptr, CLSCTX_INPROC_SERVER, IID_IWbemLocator,
                           reinterpret_cast<void**>(locator.GetAddressOf()));
-  if (FAILED(hr)) return failed("CoCreateInstance(WbemLocator)", hr);
+  if (FAILED(hr)) return escape_failed("CoCreateInstance(WbemLocator)", hr);
   ComPtr<IWbemServices> services;
   const Bstr ns(L"ROOT\\CIMV2");
   hr = locator->ConnectServer(ns.get(), nullptr, nullptr, nullptr, 0, nullptr, nullptr, services.GetAddressOf());
-  if (FAILED(hr)) return failed("IWbemLocator::ConnectServer(ROOT\\CIMV2)", hr);
+  if (FAILED(hr)) return escape_failed("IWbemLocator::ConnectServer(ROOT\\CIMV2)", hr);
   hr = ::CoSetProxyBlanket(services.Get(), RPC_C_AUTHN_WINNT, RPC_C_AUTHZ_NONE, nullptr, RPC_C_AUTHN_LEVEL_CALL,
                            RPC_C_IMP_LEVEL_IMPERSONATE, nullptr, EOAC_NONE);
-  if (FAILED(hr) && hr != E_NOINTERFACE) return failed("CoSetProxyBlanket", hr);  // in-process (Wine): no proxy
+  if (FAILED(hr) && hr != E_NOINTERFACE) return escape_failed("CoSetProxyBlanket", hr);  // in-process (Wine): no proxy
 
   const Bstr klass(L"Win32_Process"), method(L"Create");
   ComPtr<IWbemClassObject> class_object, in_signature, in_params, out_params;
   hr = services->GetObject(klass.get(), 0, nullptr, class_object.GetAddressOf(), nullptr);
-  if (FAILED(hr)) return failed("IWbemServices::GetObject(Win32_Process)", hr);
+  if (FAILED(hr)) return escape_failed("IWbemServices::GetObject(Win32_Process)", hr);
   hr = class_object->GetMethod(L"Create", 0, in_signature.GetAddressOf(), nullptr);
-  if (FAILED(hr)) return failed("IWbemClassObject::GetMethod(Create)", hr);
-  if (!in_signature) return failed("IWbemClassObject::GetMethod(Create): no in-parameters", E_UNEXPECTED);
+  if (FAILED(hr)) return escape_failed("IWbemClassObject::GetMethod(Create)", hr);
+  if (!in_signature) return escape_failed("IWbemClassObject::GetMethod(Create): no in-parameters", E_UNEXPECTED);
   hr = in_signature->SpawnInstance(0, in_params.GetAddressOf());
-  if (FAILED(hr)) return failed("SpawnInstance(Create in-parameters)", hr);
+  if (FAILED(hr)) return escape_failed("SpawnInstance(Create in-parameters)", hr);
   Variant cmd(command_line);
   hr = in_params->Put(L"CommandLine", 0, &cmd.v, 0);
-  if (FAILED(hr)) return failed("Put(CommandLine)", hr);
+  if (FAILED(hr)) return escape_failed("Put(CommandLine)", hr);
   hr = services->ExecMethod(klass.get(), method.get(), 0, nullptr, in_params.Get(), out_params.GetAddressOf(), nullptr);
-  if (FAILED(hr)) return failed("IWbemServices::ExecMethod(Win32_Process.Create)", hr);
-  if (!out_params) return failed("ExecMethod(Win32_Process.Create): no out-parameters", E_UNEXPECTED);
+  if (FAILED(hr)) return escape_failed("IWbemServices::ExecMethod(Win32_Process.Create)", hr);
+  if (!out_params) return escape_failed("ExecMethod(Win32_Process.Create): no out-parameters", E_UNEXPECTED);
 
   Variant rv, pid;
   if (FAILED(out_params->Get(L"ReturnValue", 0, &rv.v, nullptr, nullptr)) ||
       FAILED(::VariantChangeType(&rv.v, &rv.v, 0, VT_I4)))
-    return failed("Get(ReturnValue)", E_UNEXPECTED);
+    return escape_failed("Get(ReturnValue)", E_UNEXPECTED);
   if (rv.v.lVal != 0) {
     // 2 access denied, 3 insufficient privilege, 8 unknown failure, 9 path not found, 21 invalid parameter.
-    EscapeLaunch l = failed("Win32_Process.Create", S_OK);
+    EscapeLaunch l = escape_failed("Win32_Process.Create", S_OK);
     l.detail = "Win32_Process.Create returned " + std::to_string(rv.v.lVal);
     l.unavailable = !wine_version().empty();  // a refusal (2, 3) is the sandbox's answer: judged
     return l;
