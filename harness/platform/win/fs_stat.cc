@@ -7,8 +7,14 @@
 // FILE_FLAG_BACKUP_SEMANTICS (needed to open directories; "CreateFileW").
 // A reparse point (symlink, junction) is type 'l'; its digest is where it leads,
 // GetFinalPathNameByHandleW of the target opened through it ("!..." if dangling).
-// POSIX-only fields (uid, gid, xattrs) stay empty; mode carries the file attributes.
+// The security descriptor is in xattrs["sddl"], as SDDL text (owner, DACL with its inherited
+// ACEs, mandatory label: GetSecurityInfo + ConvertSecurityDescriptorToStringSecurityDescriptorW,
+// Microsoft Learn), the counterpart of the POSIX ACL xattrs: a grant a spawner left behind, or a
+// planted entry it lost on revocation (host_marks.h), shows in the snapshot diff.
+// uid and gid stay empty; mode carries the file attributes.
 #include <windows.h>
+#include <aclapi.h>
+#include <sddl.h>
 
 #include <vector>
 
@@ -57,11 +63,31 @@ std::string final_path_of(HANDLE h) {
   return "!GetFinalPathNameByHandleW: path keeps growing";
 }
 
+// Owner, DACL (explicit and inherited ACEs) and mandatory label as SDDL; "!..." when unreadable.
+std::string sddl_of(HANDLE h) {
+  constexpr SECURITY_INFORMATION kWhat =
+      OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION | LABEL_SECURITY_INFORMATION;
+  PSECURITY_DESCRIPTOR sd = nullptr;
+  if (const DWORD e = ::GetSecurityInfo(h, SE_FILE_OBJECT, kWhat, nullptr, nullptr, nullptr, nullptr, &sd);
+      e != ERROR_SUCCESS) {
+    ::SetLastError(e);
+    return error_marker("GetSecurityInfo");
+  }
+  LPWSTR text = nullptr;
+  ULONG len = 0;
+  const BOOL ok = ::ConvertSecurityDescriptorToStringSecurityDescriptorW(sd, SDDL_REVISION_1, kWhat, &text, &len);
+  ::LocalFree(sd);
+  if (!ok) return error_marker("ConvertSecurityDescriptorToStringSecurityDescriptorW");
+  std::string out = win::narrow(std::wstring_view(text));
+  ::LocalFree(text);
+  return out;
+}
+
 }  // namespace
 
 bool stat_path(const std::filesystem::path& p, FileState& out) {
   const std::wstring path = p.wstring();
-  UniqueHandle h = open_for_stat(path, FILE_READ_ATTRIBUTES, /*follow=*/false);
+  UniqueHandle h = open_for_stat(path, FILE_READ_ATTRIBUTES | READ_CONTROL, /*follow=*/false);
   if (!h) {
     const DWORD e = ::GetLastError();
     if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND) return false;
@@ -77,6 +103,7 @@ bool stat_path(const std::filesystem::path& p, FileState& out) {
   out.mode = attrs;
   out.size = (static_cast<std::uint64_t>(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
   out.nlink = info.nNumberOfLinks;
+  out.xattrs["sddl"] = sddl_of(h.get());
   if (out.type == 'f') {
     UniqueHandle data = open_for_stat(path, GENERIC_READ, /*follow=*/false);
     out.digest = data ? file_digest(data.get()) : error_marker("CreateFileW (read)");
