@@ -64,8 +64,14 @@ void check_form(const RealTree& tree, const ModelFs& m, const Form& form, const 
   if (got.has_realpath && !(got.realpath_err == ENAMETOOLONG && glibc_realpath_may_refuse(m, form)))
     FUZZ_CHECK_MSG(got.realpath_err == 0 && got.realpath == want.path, what() + " realpath='" + got.realpath + "'");
   const Classified model = classify(want.path, n.label, policy, tree.roots());
-  const Classified kernel = classify(got.fd_path, tree.label_of(got.dev, got.ino), policy, tree.roots());
-  FUZZ_CHECK_MSG(model == kernel, what() + " region " + to_string(model.region) + " vs " + to_string(kernel.region));
+  // classify() is a pure function of (path, label, policy) and the paths are equal here (checked
+  // above), so the kernel's side can only differ through the object's label: classified again
+  // only then (one classify per form instead of two; it was ~5% of the time per input).
+  const std::string kernel_label = tree.label_of(got.dev, got.ino);
+  if (kernel_label != n.label) {
+    const Classified kernel = classify(got.fd_path, kernel_label, policy, tree.roots());
+    FUZZ_CHECK_MSG(model == kernel, what() + " region " + to_string(model.region) + " vs " + to_string(kernel.region));
+  }
   // Deny wins (docs/policies.md): nothing under a deny_read entry is expected readable.
   if (model.region == Region::kDenyRead) FUZZ_CHECK_MSG(model.read == Expected::kDenied, what());
 }
@@ -79,7 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                              resolve(policy_for(2), tree.roots())};
   ByteReader in(std::string_view(reinterpret_cast<const char*>(data), size));
   const ResolvedPolicy& policy = policies[in.byte() % 3];
-  ModelFs m = tree.reset();
+  ModelFs& m = tree.reset();
   const Scope scope = tree.scope();
   // Ops interleaved with forms, so a form can see a symlink dangling and, later, its target made.
   for (int step = 0; step < 12 && !in.empty(); ++step) {

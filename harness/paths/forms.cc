@@ -15,20 +15,40 @@ constexpr const char* kNames[] = {"a", "b", "c", "-rf", "--x=y", "new\nline", "\
                                   "...", "$HOME", "q'\"", "..a", ".hidden", "existing.txt"};
 std::string pick_name(ByteReader& in) { return kNames[in.pick(std::size(kNames))]; }
 
-bool is_dir(const ModelFs& m, NodeId id) {
-  const Kind k = m.node(id).kind;
-  return k == Kind::kDir || k == Kind::kHost;
-}
+bool is_dir(Kind k) { return k == Kind::kDir || k == Kind::kHost; }
+bool is_dir(const ModelFs& m, NodeId id) { return is_dir(m.node(id).kind); }
 
-// Every node under `top` by first name (symlinks not followed), `top` first.
-std::vector<NodeId> nodes_under(const ModelFs& m, NodeId top) {
+// Every node under `top` by first name (symlinks not followed), `top` first, breadth first.
+// Only files have second names (link(2) refuses a directory: EPERM), so a directory entry
+// is its first name without comparing names (deep chains: 200-byte names).
+std::vector<NodeId> walk_under(const ModelFs& m, NodeId top) {
   std::vector<NodeId> out{top};
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (!is_dir(m, out[i])) continue;
-    for (const auto& [name, id] : m.node(out[i]).children)
-      if (m.node(id).parent == out[i] && m.node(id).name == name) out.push_back(id);
+    for (const auto& [name, id] : m.node(out[i]).children) {
+      const Node& n = m.node(id);
+      if (n.parent == out[i] && (is_dir(n.kind) || n.name == name)) out.push_back(id);
+    }
   }
   return out;
+}
+
+// walk_under(), kept until the names change (ModelFs::version()): one fuzz input asks for
+// the same two lists (the tree, gen) at every op and form in between.
+const std::vector<NodeId>& nodes_under(const ModelFs& m, NodeId top) {
+  struct Cached {
+    std::uint64_t version = 0;
+    NodeId top = kNoNode;
+    std::vector<NodeId> nodes;
+  };
+  thread_local Cached cache[2];
+  for (Cached& c : cache)
+    if (c.version == m.version() && c.top == top) return c.nodes;
+  Cached& c = cache[0].version == m.version() ? cache[1] : cache[0];
+  c.version = m.version();
+  c.top = top;
+  c.nodes = walk_under(m, top);
+  return c.nodes;
 }
 
 std::vector<std::string> components(const std::string& p) {
@@ -56,7 +76,9 @@ std::string relative(const std::string& to, const std::string& from) {
 // '//', '/./' at separators and a trailing '/': the kernel skips all three (path_resolution(7)).
 std::string decorate(ByteReader& in, const std::string& s) {
   const std::uint8_t how = in.byte();
+  if ((how & 7) == 0) return s;
   std::string out;
+  out.reserve(s.size() + 16);
   for (std::size_t i = 0; i < s.size(); ++i) {
     out += s[i];
     if (s[i] == '/' && (how & 1) && in.flag()) out += '/';
@@ -68,7 +90,7 @@ std::string decorate(ByteReader& in, const std::string& s) {
 
 // A target: an existing node of the tree, an ancestor of the tree, or a name not made yet.
 std::string target_path(ByteReader& in, const ModelFs& m, const Scope& scope) {
-  const auto nodes = nodes_under(m, scope.tree);
+  const auto& nodes = nodes_under(m, scope.tree);
   const std::size_t n = in.pick(nodes.size() + 3);
   if (n < nodes.size()) return m.path_of(nodes[n]);
   if (n == nodes.size()) return m.path_of(m.node(scope.tree).parent);

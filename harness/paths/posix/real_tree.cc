@@ -174,6 +174,8 @@ RealTree::RealTree() {
     base_.add_magic(fd_dir, std::to_string(fd.get()), Magic::kFd, fd.get());
     fds_.push_back(std::move(fd));
   }
+  base_size_ = base_.size();
+  base_.checkpoint();
 }
 
 RealTree::~RealTree() {
@@ -196,11 +198,9 @@ RealTree::~RealTree() {
 
 const TreeRoots& RealTree::roots() const { return tree_->roots(); }
 
-ModelFs RealTree::reset() {
+ModelFs& RealTree::reset() {
   undo();
-  ModelFs m = base_;
-  m.node(scope_.gen).children.clear();
-  return m;
+  return base_;
 }
 
 void RealTree::undo() {
@@ -217,6 +217,7 @@ void RealTree::undo() {
   }
   made_.clear();
   gen_dirs_.clear();
+  base_.rollback();
   if (!clean) {
     gen_fd_.reset();
     remove_at(workspace_fd_.get(), kGen);
@@ -229,7 +230,7 @@ void RealTree::undo() {
 
 int RealTree::dir_fd(const ModelFs& m, NodeId id) {
   if (id == scope_.gen) return gen_fd_.get();
-  const bool base = static_cast<std::size_t>(id) < base_.size();
+  const bool base = static_cast<std::size_t>(id) < base_size_;
   auto& cache = base ? base_dirs_ : gen_dirs_;
   if (const auto it = cache.find(id); it != cache.end()) return it->second.get();
   // Base directories by their absolute path once; gen's from their parent's descriptor.
