@@ -34,6 +34,7 @@ void ModelFs::changed() {
 
 void ModelFs::checkpoint() {
   mark_ = nodes_.size();
+  mark_version_ = version_;
   journal_.clear();
 }
 
@@ -42,7 +43,7 @@ void ModelFs::rollback() {
   for (auto it = journal_.rbegin(); it != journal_.rend(); ++it) node(it->first).children.erase(it->second);
   journal_.clear();
   nodes_.resize(mark_);
-  changed();
+  version_ = mark_version_;  // the same names as at checkpoint()
 }
 
 NodeId ModelFs::add(NodeId dir, const std::string& name, Kind kind, const std::string& link) {

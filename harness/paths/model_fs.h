@@ -84,8 +84,9 @@ class ModelFs {
   // whole model per fuzz input. cwd and fds are not journaled: set them before checkpoint().
   void checkpoint();
   void rollback();
-  // Changes whenever the names change (add, link, rollback), unique across all models:
-  // lets callers cache what they derive from the names (forms.cc nodes_under).
+  // Changes whenever the names change (add, link), unique across all models; rollback()
+  // restores the checkpoint's: lets callers cache what they derive from the names
+  // (forms.cc nodes_under).
   std::uint64_t version() const { return version_; }
 
  private:
@@ -94,6 +95,7 @@ class ModelFs {
   NodeId cwd_ = 0;
   std::map<int, std::pair<NodeId, std::string>> fds_;
   std::size_t mark_ = 0;  // nodes_.size() at checkpoint(); 0: no checkpoint
+  std::uint64_t mark_version_ = 0;  // version() at checkpoint(), again after rollback()
   std::vector<std::pair<NodeId, std::string>> journal_;  // names added since in directories below mark_
   std::uint64_t version_ = 0;
 };
