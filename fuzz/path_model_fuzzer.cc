@@ -39,7 +39,7 @@ Policy policy_for(std::uint8_t choice) {
 // unresolved rest of the string and refuses with ENAMETOOLONG when the two reach PATH_MAX;
 // the kernel keeps a stack of links instead (fs/namei.c) and resolves the same string. Only
 // possible when the string plus the longest link the model could expand reaches PATH_MAX
-// (found by this target: regressions/path_model/realpath-link-plus-rest-past-path-max.bin).
+// (found by this target: regressions/path_model/realpath-link-plus-rest-past-path-max-form-*.bin).
 bool glibc_realpath_may_refuse(const ModelFs& m, const Form& form) {
   std::size_t longest = m.path_of(m.cwd()).size();  // /proc/self/cwd
   for (const auto& [fd, what] : m.fds()) longest = std::max(longest, what.second.size());  // /proc/self/fd/N
