@@ -22,7 +22,6 @@ class ByteReader {
   }
   bool flag() { return byte() & 1; }
   bool empty() const { return pos_ >= bytes_.size(); }
-  std::size_t pos() const { return pos_; }  // bytes read so far (fuzz/corpus tooling cuts inputs by it)
 
  private:
   std::string_view bytes_;
