@@ -1,6 +1,7 @@
 // Path resolution over the model, step by step as path_resolution(7) and fs/namei.c describe it.
 #include "harness/paths/model_fs.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "harness/core/error.h"
@@ -107,14 +108,16 @@ bool is_dir(Kind k) { return k == Kind::kDir || k == Kind::kHost; }
 // the walk (the input string, or a symlink's target in the const model).
 void push_components(std::string_view path, std::vector<std::string_view>& stack) {
   if (!path.empty() && path.back() == '/') stack.emplace_back(".");
-  std::size_t end = path.size();
-  while (end > 0) {
-    const std::size_t slash = path.rfind('/', end - 1);
-    const std::size_t begin = slash == std::string_view::npos ? 0 : slash + 1;
-    if (end > begin) stack.push_back(path.substr(begin, end - begin));
-    if (slash == std::string_view::npos) break;
-    end = slash;
+  // Found left to right by find() (memchr: one call per name, a deep chain's are 200 bytes), then
+  // turned around so the first name is on top.
+  const std::size_t bottom = stack.size();
+  std::size_t i = 0;
+  while (i < path.size()) {
+    const std::size_t j = std::min(path.find('/', i), path.size());
+    if (j > i) stack.push_back(path.substr(i, j - i));
+    i = j + 1;
   }
+  std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(bottom), stack.end());
 }
 
 }  // namespace
