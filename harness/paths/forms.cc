@@ -2,6 +2,8 @@
 #include "harness/paths/forms.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string_view>
 
 #include "harness/core/text.h"
 
@@ -15,24 +17,55 @@ constexpr const char* kNames[] = {"a", "b", "c", "-rf", "--x=y", "new\nline", "\
                                   "...", "$HOME", "q'\"", "..a", ".hidden", "existing.txt"};
 std::string pick_name(ByteReader& in) { return kNames[in.pick(std::size(kNames))]; }
 
-bool is_dir(const ModelFs& m, NodeId id) {
-  const Kind k = m.node(id).kind;
-  return k == Kind::kDir || k == Kind::kHost;
-}
+bool is_dir(Kind k) { return k == Kind::kDir || k == Kind::kHost; }
+bool is_dir(const ModelFs& m, NodeId id) { return is_dir(m.node(id).kind); }
 
-// Every node under `top` by first name (symlinks not followed), `top` first.
-std::vector<NodeId> nodes_under(const ModelFs& m, NodeId top) {
+// Every node under `top` by first name (symlinks not followed), `top` first, breadth first.
+// Only files have second names (link(2) refuses a directory: EPERM), so a directory entry
+// is its first name without comparing names (deep chains: 200-byte names).
+std::vector<NodeId> walk_under(const ModelFs& m, NodeId top) {
   std::vector<NodeId> out{top};
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (!is_dir(m, out[i])) continue;
-    for (const auto& [name, id] : m.node(out[i]).children)
-      if (m.node(id).parent == out[i] && m.node(id).name == name) out.push_back(id);
+    for (const auto& [name, id] : m.node(out[i]).children) {
+      const Node& n = m.node(id);
+      if (n.parent == out[i] && (is_dir(n.kind) || n.name == name)) out.push_back(id);
+    }
   }
   return out;
 }
 
-std::vector<std::string> components(const std::string& p) {
-  std::vector<std::string> out;
+// walk_under(), kept while the names stay the same (ModelFs::version()): one fuzz input asks
+// for the same two lists (the tree, gen) at every op and form in between, and every input
+// starts from the same base tree (its version comes back with rollback()). Not thread-safe
+// across threads sharing a model: one cache per thread.
+const std::vector<NodeId>& nodes_under(const ModelFs& m, NodeId top) {
+  struct Cached {
+    std::uint64_t version = 0;
+    NodeId top = kNoNode;
+    std::uint64_t used = 0;
+    std::vector<NodeId> nodes;
+  };
+  thread_local Cached cache[4];
+  thread_local std::uint64_t clock = 0;
+  Cached* oldest = &cache[0];
+  for (Cached& c : cache) {
+    if (c.version == m.version() && c.top == top) {
+      c.used = ++clock;
+      return c.nodes;
+    }
+    if (c.used < oldest->used) oldest = &c;
+  }
+  oldest->version = m.version();
+  oldest->top = top;
+  oldest->used = ++clock;
+  oldest->nodes = walk_under(m, top);
+  return oldest->nodes;
+}
+
+// Names of an absolute path, as views into it ("" names from "//" dropped).
+std::vector<std::string_view> components(std::string_view p) {
+  std::vector<std::string_view> out;
   std::size_t i = 0;
   while (i < p.size()) {
     const std::size_t j = std::min(p.find('/', i), p.size());
@@ -48,19 +81,33 @@ std::string relative(const std::string& to, const std::string& from) {
   std::size_t common = 0;
   while (common < t.size() && common < f.size() && t[common] == f[common]) ++common;
   std::string out;
+  out.reserve(3 * (f.size() - common) + to.size());
   for (std::size_t i = common; i < f.size(); ++i) out += out.empty() ? ".." : "/..";
-  for (std::size_t i = common; i < t.size(); ++i) out += (out.empty() ? "" : "/") + t[i];
+  for (std::size_t i = common; i < t.size(); ++i) {
+    if (!out.empty()) out += '/';
+    out += t[i];
+  }
   return out.empty() ? "." : out;
 }
 
 // '//', '/./' at separators and a trailing '/': the kernel skips all three (path_resolution(7)).
 std::string decorate(ByteReader& in, const std::string& s) {
   const std::uint8_t how = in.byte();
+  if ((how & 3) == 0) return (how & 4) ? s + '/' : s;
+  // Copied a name at a time (a deep chain's path has 5,000+ bytes, 26 separators).
   std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    out += s[i];
-    if (s[i] == '/' && (how & 1) && in.flag()) out += '/';
-    if (s[i] == '/' && (how & 2) && in.flag()) out += "./";
+  out.reserve(s.size() + 64);
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const std::size_t slash = s.find('/', i);
+    if (slash == std::string::npos) {
+      out.append(s, i, std::string::npos);
+      break;
+    }
+    out.append(s, i, slash + 1 - i);
+    if ((how & 1) && in.flag()) out += '/';
+    if ((how & 2) && in.flag()) out += "./";
+    i = slash + 1;
   }
   if (how & 4) out += '/';
   return out;
@@ -68,7 +115,7 @@ std::string decorate(ByteReader& in, const std::string& s) {
 
 // A target: an existing node of the tree, an ancestor of the tree, or a name not made yet.
 std::string target_path(ByteReader& in, const ModelFs& m, const Scope& scope) {
-  const auto nodes = nodes_under(m, scope.tree);
+  const auto& nodes = nodes_under(m, scope.tree);
   const std::size_t n = in.pick(nodes.size() + 3);
   if (n < nodes.size()) return m.path_of(nodes[n]);
   if (n == nodes.size()) return m.path_of(m.node(scope.tree).parent);
@@ -196,7 +243,8 @@ Form next_form(ByteReader& in, const ModelFs& m, const Scope& scope) {
         f.steps.push_back(step);
         step.clear();
       }
-      step += (step.empty() || step == "/" ? "" : "/") + p;
+      if (!step.empty() && step != "/") step += '/';
+      step += p;
     }
     f.steps.push_back(step);
     return f;

@@ -1,7 +1,8 @@
 // Path resolution over the model, step by step as path_resolution(7) and fs/namei.c describe it.
 #include "harness/paths/model_fs.h"
 
-#include <deque>
+#include <algorithm>
+#include <atomic>
 
 #include "harness/core/error.h"
 
@@ -24,6 +25,26 @@ ModelFs::ModelFs() {
   root.kind = Kind::kHost;
   root.parent = 0;  // "/.." is "/" (path_resolution(7))
   nodes_.push_back(root);
+  changed();
+}
+
+void ModelFs::changed() {
+  static std::atomic<std::uint64_t> next{1};
+  version_ = next++;
+}
+
+void ModelFs::checkpoint() {
+  mark_ = nodes_.size();
+  mark_version_ = version_;
+  journal_.clear();
+}
+
+void ModelFs::rollback() {
+  if (mark_ == 0) return;
+  for (auto it = journal_.rbegin(); it != journal_.rend(); ++it) node(it->first).children.erase(it->second);
+  journal_.clear();
+  nodes_.resize(mark_);
+  version_ = mark_version_;  // the same names as at checkpoint()
 }
 
 NodeId ModelFs::add(NodeId dir, const std::string& name, Kind kind, const std::string& link) {
@@ -36,6 +57,8 @@ NodeId ModelFs::add(NodeId dir, const std::string& name, Kind kind, const std::s
   nodes_.push_back(std::move(n));
   const NodeId id = static_cast<NodeId>(nodes_.size() - 1);
   node(dir).children[name] = id;
+  if (mark_ != 0 && static_cast<std::size_t>(dir) < mark_) journal_.emplace_back(dir, name);
+  changed();
   return id;
 }
 
@@ -49,20 +72,29 @@ NodeId ModelFs::add_magic(NodeId dir, const std::string& name, Magic magic, int 
 void ModelFs::link(NodeId dir, const std::string& name, NodeId file) {
   if (child(dir, name) != kNoNode) throw Error("[exists] " + (dir == root() ? "" : path_of(dir)) + "/" + name + " is already in the model");
   node(dir).children[name] = file;
+  if (mark_ != 0 && static_cast<std::size_t>(dir) < mark_) journal_.emplace_back(dir, name);
+  changed();
 }
 
-NodeId ModelFs::child(NodeId dir, const std::string& name) const {
+NodeId ModelFs::child(NodeId dir, std::string_view name) const {
   const auto& c = node(dir).children;
   const auto it = c.find(name);
   return it == c.end() ? kNoNode : it->second;
 }
 
 std::string ModelFs::path_of(NodeId id) const {
-  if (id == root()) return "/";
-  std::vector<const std::string*> names;
-  for (NodeId n = id; n != root(); n = node(n).parent) names.push_back(&node(n).name);
-  std::string out;
-  for (auto it = names.rbegin(); it != names.rend(); ++it) out += "/" + **it;
+  if (node(id).parent == id) return "/";  // node(): the range check, once
+  // Sized first and filled from the end: one allocation (deep chains make paths of 5,000+ bytes).
+  std::size_t size = 0;
+  for (NodeId n = id; n != root(); n = nodes_[static_cast<std::size_t>(n)].parent)
+    size += 1 + nodes_[static_cast<std::size_t>(n)].name.size();
+  std::string out(size, '/');
+  for (NodeId n = id; n != root(); n = nodes_[static_cast<std::size_t>(n)].parent) {
+    const std::string& name = nodes_[static_cast<std::size_t>(n)].name;
+    size -= name.size();
+    std::copy(name.begin(), name.end(), out.begin() + static_cast<std::ptrdiff_t>(size));
+    --size;  // the '/' before it, already there
+  }
   return out;
 }
 
@@ -70,18 +102,22 @@ namespace {
 
 bool is_dir(Kind k) { return k == Kind::kDir || k == Kind::kHost; }
 
-// Components of `path` in order; a trailing '/' adds "." so the last object must
-// be a directory (path_resolution(7), "Trailing slashes"). Empty ones ("//") are dropped.
-void push_components(std::string_view path, std::deque<std::string>& out) {
-  std::deque<std::string> parts;
+// Pushes the components of `path` on `stack` last first, so the top is the next one to walk;
+// a trailing '/' adds "." so the last object must be a directory (path_resolution(7),
+// "Trailing slashes"). Empty ones ("//") are dropped. Views into `path`: it must outlive
+// the walk (the input string, or a symlink's target in the const model).
+void push_components(std::string_view path, std::vector<std::string_view>& stack) {
+  if (!path.empty() && path.back() == '/') stack.emplace_back(".");
+  // Found left to right by find() (memchr: one call per name, a deep chain's are 200 bytes), then
+  // turned around so the first name is on top.
+  const std::size_t bottom = stack.size();
   std::size_t i = 0;
-  while (i <= path.size()) {
+  while (i < path.size()) {
     const std::size_t j = std::min(path.find('/', i), path.size());
-    if (j > i) parts.emplace_back(path.substr(i, j - i));
+    if (j > i) stack.push_back(path.substr(i, j - i));
     i = j + 1;
   }
-  if (!path.empty() && path.back() == '/') parts.emplace_back(".");
-  out.insert(out.begin(), parts.begin(), parts.end());
+  std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(bottom), stack.end());
 }
 
 }  // namespace
@@ -91,15 +127,16 @@ Resolved ModelFs::resolve(NodeId start, std::string_view path) const {
   if (path.size() >= kPathMax) return {Outcome::kNameTooLong, kNoNode, {}};
   if (path.empty()) return {Outcome::kNoEnt, kNoNode, {}};
   NodeId cur = path[0] == '/' ? root() : start;
-  std::deque<std::string> rest;
+  std::vector<std::string_view> rest;  // a stack: back() is the next component
+  rest.reserve(32);
   push_components(path, rest);
   int links = 0;
   // The object the walk ends on when the last step was not a directory move.
   NodeId final_node = kNoNode;
   std::string final_path;
   while (!rest.empty()) {
-    const std::string name = std::move(rest.front());
-    rest.pop_front();
+    const std::string_view name = rest.back();
+    rest.pop_back();
     final_node = kNoNode;
     if (name == ".") continue;  // cur is always a directory here
     if (name == "..") {
@@ -138,7 +175,8 @@ Resolved ModelFs::resolve(NodeId start, std::string_view path) const {
     }
     if (!rest.empty()) return {Outcome::kNotDir, kNoNode, {}};
     final_node = next;
-    final_path = !jumped_path.empty() ? jumped_path : (cur == root() ? "" : path_of(cur)) + "/" + name;
+    if (!jumped_path.empty()) final_path = jumped_path;
+    else (final_path = cur == root() ? "" : path_of(cur)).append("/").append(name);
   }
   if (final_node != kNoNode) return {Outcome::kOk, final_node, final_path};
   return {Outcome::kOk, cur, path_of(cur)};

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -27,7 +28,7 @@ struct Node {
   Kind kind{};
   NodeId parent = kNoNode;  // directories: ".."; files: the directory of their first name
   std::string name;         // first name under `parent`
-  std::map<std::string, NodeId> children;
+  std::map<std::string, NodeId, std::less<>> children;  // less<>: looked up by string_view
   std::string link;         // symlink target text
   Magic magic{};
   int fd = -1;              // kMagic + kFd
@@ -64,7 +65,7 @@ class ModelFs {
   NodeId add_magic(NodeId dir, const std::string& name, Magic magic, int fd = -1);
   // A second name for file `file` (link(2)).
   void link(NodeId dir, const std::string& name, NodeId file);
-  NodeId child(NodeId dir, const std::string& name) const;  // kNoNode when absent
+  NodeId child(NodeId dir, std::string_view name) const;  // kNoNode when absent
 
   void set_cwd(NodeId dir) { cwd_ = dir; }
   NodeId cwd() const { return cwd_; }
@@ -78,10 +79,25 @@ class ModelFs {
   // every symlink including the last one (open(2) without O_NOFOLLOW, realpath(3)).
   Resolved resolve(NodeId start, std::string_view path) const;
 
+  // Marks the present tree; rollback() returns to it by dropping the nodes added since
+  // and the names they got in older directories (a journal), instead of copying the
+  // whole model per fuzz input. cwd and fds are not journaled: set them before checkpoint().
+  void checkpoint();
+  void rollback();
+  // Changes whenever the names change (add, link), unique across all models; rollback()
+  // restores the checkpoint's: lets callers cache what they derive from the names
+  // (forms.cc nodes_under).
+  std::uint64_t version() const { return version_; }
+
  private:
+  void changed();
   std::vector<Node> nodes_;
   NodeId cwd_ = 0;
   std::map<int, std::pair<NodeId, std::string>> fds_;
+  std::size_t mark_ = 0;  // nodes_.size() at checkpoint(); 0: no checkpoint
+  std::uint64_t mark_version_ = 0;  // version() at checkpoint(), again after rollback()
+  std::vector<std::pair<NodeId, std::string>> journal_;  // names added since in directories below mark_
+  std::uint64_t version_ = 0;
 };
 
 }  // namespace breakout::paths

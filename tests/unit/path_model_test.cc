@@ -47,6 +47,30 @@ TEST(PathModel, ResolutionRules) {
   EXPECT_EQ(h.path, "/t/workspace/h");
 }
 
+// What path_model_fuzzer relies on instead of copying the model per input: rollback() returns
+// to the checkpoint exactly (names added in old directories, new nodes, the version).
+TEST(PathModel, RollbackReturnsToCheckpoint) {
+  Tree x;
+  ModelFs& m = x.m;
+  m.checkpoint();
+  const std::size_t size = m.size();
+  const std::uint64_t version = m.version();
+  const NodeId d = m.add(x.ws, "d", Kind::kDir);
+  m.add(d, "f", Kind::kFile);
+  m.link(x.ws, "h", x.key);
+  EXPECT_NE(m.version(), version);
+  m.rollback();
+  EXPECT_EQ(m.size(), size);
+  EXPECT_EQ(m.version(), version);
+  EXPECT_EQ(m.child(x.ws, "d"), kNoNode);
+  EXPECT_EQ(m.child(x.ws, "h"), kNoNode);
+  EXPECT_EQ(m.resolve(m.cwd(), "h").outcome, Outcome::kNoEnt);
+  // The same names can be made again after it, and a second rollback drops them too.
+  m.add(x.ws, "d", Kind::kFile);
+  m.rollback();
+  EXPECT_EQ(m.child(x.ws, "d"), kNoNode);
+}
+
 TEST(PathModel, ClassifierKeepsObjectApartFromPath) {
   const TreeRoots roots{"/t", "/t/workspace", "/t/sibling", "/t/home", "/t/extra"};
   Policy p;

@@ -3,8 +3,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -48,6 +50,24 @@ UniqueFd open_dir_walking(const std::string& path) {
   }
   if (cur.get() < 0) throw_errno("[path-tree] open " + path.substr(0, 200));
   return cur;
+}
+
+// Opens directory `rel` (several names, under PATH_MAX) below `dirfd` in one call, refusing a
+// symlink anywhere on the way (openat2(2) RESOLVE_NO_SYMLINKS): what an O_NOFOLLOW openat per
+// name did, without one call per level of a deep chain. Kernels before 5.6 (ENOSYS): per name.
+int open_dir_below(int dirfd, const std::string& rel) {
+  open_how how{};
+  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS;
+  const long fd = ::syscall(SYS_openat2, dirfd, rel.c_str(), &how, sizeof how);
+  if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
+  UniqueFd cur(::fcntl(dirfd, F_DUPFD_CLOEXEC, 0));
+  for (std::size_t i = 0; cur.get() >= 0 && i < rel.size();) {
+    const std::size_t j = std::min(rel.find('/', i), rel.size());
+    cur.reset(::openat(cur.get(), rel.substr(i, j - i).c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    i = j + 1;
+  }
+  return cur.release();
 }
 
 // Removes `name` under `dirfd` recursively without following symlinks (depth unbounded by PATH_MAX).
@@ -174,6 +194,8 @@ RealTree::RealTree() {
     base_.add_magic(fd_dir, std::to_string(fd.get()), Magic::kFd, fd.get());
     fds_.push_back(std::move(fd));
   }
+  base_size_ = base_.size();
+  base_.checkpoint();
 }
 
 RealTree::~RealTree() {
@@ -196,11 +218,9 @@ RealTree::~RealTree() {
 
 const TreeRoots& RealTree::roots() const { return tree_->roots(); }
 
-ModelFs RealTree::reset() {
+ModelFs& RealTree::reset() {
   undo();
-  ModelFs m = base_;
-  m.node(scope_.gen).children.clear();
-  return m;
+  return base_;
 }
 
 void RealTree::undo() {
@@ -217,6 +237,7 @@ void RealTree::undo() {
   }
   made_.clear();
   gen_dirs_.clear();
+  base_.rollback();
   if (!clean) {
     gen_fd_.reset();
     remove_at(workspace_fd_.get(), kGen);
@@ -229,15 +250,36 @@ void RealTree::undo() {
 
 int RealTree::dir_fd(const ModelFs& m, NodeId id) {
   if (id == scope_.gen) return gen_fd_.get();
-  const bool base = static_cast<std::size_t>(id) < base_.size();
-  auto& cache = base ? base_dirs_ : gen_dirs_;
-  if (const auto it = cache.find(id); it != cache.end()) return it->second.get();
-  // Base directories by their absolute path once; gen's from their parent's descriptor.
-  UniqueFd fd = base ? open_dir_walking(m.path_of(id))
-                     : UniqueFd(::openat(dir_fd(m, m.node(id).parent), m.node(id).name.c_str(),
-                                         O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (fd.get() < 0) throw_errno("[path-tree] open " + printable_path(m, id));
-  return cache.emplace(id, std::move(fd)).first->second.get();
+  if (static_cast<std::size_t>(id) < base_size_) {
+    // Base directories by their absolute path, once for the process.
+    if (const auto it = base_dirs_.find(id); it != base_dirs_.end()) return it->second.get();
+    UniqueFd fd = open_dir_walking(m.path_of(id));
+    return base_dirs_.emplace(id, std::move(fd)).first->second.get();
+  }
+  if (const auto it = gen_dirs_.find(id); it != gen_dirs_.end()) return it->second.get();
+  // gen's: the names below the nearest directory already open (gen itself at worst), a deep
+  // chain's 200-byte names in runs that stay under PATH_MAX, one openat2 per run.
+  std::vector<NodeId> down;  // id first, up to the open ancestor (excluded)
+  NodeId at = id;
+  while (at != scope_.gen && gen_dirs_.find(at) == gen_dirs_.end()) {
+    down.push_back(at);
+    at = m.node(at).parent;
+  }
+  int from = at == scope_.gen ? gen_fd_.get() : gen_dirs_.at(at).get();
+  while (!down.empty()) {
+    std::string rel;
+    NodeId last = kNoNode;
+    while (!down.empty() && rel.size() + 1 + m.node(down.back()).name.size() < kPathMax) {
+      if (!rel.empty()) rel += '/';
+      rel += m.node(down.back()).name;
+      last = down.back();
+      down.pop_back();
+    }
+    UniqueFd fd(open_dir_below(from, rel));
+    if (fd.get() < 0) throw_errno("[path-tree] open " + printable_path(m, last));
+    from = gen_dirs_.emplace(last, std::move(fd)).first->second.get();
+  }
+  return from;
 }
 
 bool RealTree::apply(const Op& op, ModelFs& m) {
@@ -246,11 +288,8 @@ bool RealTree::apply(const Op& op, ModelFs& m) {
   int rc = -1;
   switch (op.kind) {
     case OpKind::kMkdir: rc = ::mkdirat(dir, name, 0755); break;
-    case OpKind::kFile: {
-      UniqueFd f(::openat(dir, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
-      rc = f.get() >= 0 ? 0 : -1;
-      break;
-    }
+    // mknod(2) of a regular file: what open(O_CREAT | O_EXCL) makes (EEXIST alike), in one call.
+    case OpKind::kFile: rc = ::mknodat(dir, name, S_IFREG | 0644, 0); break;
     case OpKind::kSymlink: rc = ::symlinkat(op.link.c_str(), dir, name); break;
     case OpKind::kHardlink: {
       const Node& f = m.node(op.file);

@@ -1,7 +1,7 @@
 // The path model's ground truth on Linux: a temp tree on disk mirrored into a ModelFs, ops applied to both, forms resolved by the kernel.
 //
 //   RealTree t;                       // /dev/shm (or $TMPDIR)/breakout-paths-<pid>-XXXXXX/0-<nonce>/ (attempt/tree.h layout)
-//   ModelFs m = t.reset();            // workspace/gen emptied; the model of the base tree
+//   ModelFs& m = t.reset();           // workspace/gen emptied; the model back at the base tree
 //   t.apply(op, m);                   // on disk, identities recorded in m
 //   RealResolved r = t.resolve(form); // open(O_PATH) + fstat, readlink of /proc/self/fd, realpath
 // The destructor removes the whole temp tree; trees of dead processes (a crash
@@ -45,12 +45,13 @@ class RealTree {
 
   const TreeRoots& roots() const;
   Scope scope() const { return scope_; }
-  // Empties workspace/gen on disk and returns a fresh copy of the base model. Only
-  // what apply() made is removed, newest first (no readdir); anything else there
-  // (a failed removal) falls back to removing gen recursively and making it again.
-  ModelFs reset();
-  // reset()'s removal alone: called at the end of each input too, so the input frees
-  // what it allocated (libFuzzer re-runs an input under LeakSanitizer when it does not).
+  // Empties workspace/gen on disk and returns the model rolled back to the base tree
+  // (ModelFs::rollback(): no copy per input). Only what apply() made is removed, newest
+  // first (no readdir); anything else there (a failed removal) falls back to removing
+  // gen recursively and making it again.
+  ModelFs& reset();
+  // reset() without handing out the model: called at the end of each input too, so the input
+  // frees what it allocated (libFuzzer re-runs an input under LeakSanitizer when it does not).
   void undo();
   // Applies `op` on disk; true on success. On success the model copy gets the
   // new nodes' identities (apply(model, op) must have run first).
@@ -62,7 +63,8 @@ class RealTree {
  private:
   std::string work_;  // the mkdtemp directory
   std::unique_ptr<AttemptTree> tree_;
-  ModelFs base_;
+  ModelFs base_;                // checkpointed at the base tree; each input's ops go on top
+  std::size_t base_size_ = 0;   // nodes of the base tree
   Scope scope_;
   // Directory descriptor of model node `id` (O_PATH, walked by first names without
   // following symlinks), opened once: base dirs for the process, gen's for the input.
@@ -72,7 +74,7 @@ class RealTree {
   UniqueFd workspace_fd_;
   UniqueFd gen_fd_;
   UniqueFd cwd_fd_;            // the process's cwd, restored after each resolve()
-  std::map<NodeId, UniqueFd> base_dirs_;  // base-tree directories (ids below base_.size())
+  std::map<NodeId, UniqueFd> base_dirs_;  // base-tree directories (ids below base_size_)
   std::map<NodeId, UniqueFd> gen_dirs_;   // this input's directories under gen
   // Deep chains (OpKind::kDeep, up to 26 levels past PATH_MAX) are built once in a stash
   // beside the tree (outside every modelled name) and renamed into place: one
