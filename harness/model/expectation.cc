@@ -142,18 +142,19 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
     return {Expected::kDenied,
             "after shutdown nothing is left: no process, and no change outside the workspace's contents"};
   if (klass == AttemptClass::kRecon) return expect_recon(policy);
-  check(target != nullptr, "attempt class " + std::string(to_string(klass)) + " needs a target");
+  // `if (!ok) throw`, not check(ok, message): the message is built for a failure only, not per target.
+  if (target == nullptr) throw Error("attempt class " + std::string(to_string(klass)) + " needs a target");
   switch (klass) {
     case AttemptClass::kFsWrite:
     case AttemptClass::kFsRead:
     case AttemptClass::kRealHomeWrite:  // the real HOME changes where the tree is, not the rule
     case AttemptClass::kRealHomeRead: {
-      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      if (target->kind != TargetKind::kPath) throw Error("[bad-target] " + target->text + " is not a path target");
       return expect_fs(klass, resolve_policy_path(target->value, roots), resolve(policy, roots));
     }
     case AttemptClass::kFsApiWrite:
     case AttemptClass::kFsApiRead: {
-      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      if (target->kind != TargetKind::kPath) throw Error("[bad-target] " + target->text + " is not a path target");
       const fs::path path = resolve_policy_path(target->value, roots);
       const ResolvedPolicy r = resolve(policy, roots);
       Expectation e = klass == AttemptClass::kFsApiWrite ? expect_write(path, r) : expect_api_read(path, r);
@@ -163,21 +164,21 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
     case AttemptClass::kFdLeak: {
       // The caller leaks an open directory fd for the target (run_attempt.cc);
       // a write through it is judged exactly like any other write there.
-      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      if (target->kind != TargetKind::kPath) throw Error("[bad-target] " + target->text + " is not a path target");
       Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
       e.why = "writing through a leaked directory fd is a write in that directory, " + e.why;
       return e;
     }
     case AttemptClass::kIoUringWrite: {
       // IORING_OP_OPENAT is a write like any other: the mechanism does not change the rule.
-      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      if (target->kind != TargetKind::kPath) throw Error("[bad-target] " + target->text + " is not a path target");
       Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
       e.why = "a file created through io_uring is a write, " + e.why;
       return e;
     }
     case AttemptClass::kSyscallAbiWrite: {
       // The i386/x32 ABI changes the syscall number, not the path walk: a write like any other.
-      check(target->kind == TargetKind::kPath, "[bad-target] " + target->text + " is not a path target");
+      if (target->kind != TargetKind::kPath) throw Error("[bad-target] " + target->text + " is not a path target");
       Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
       e.why = "a file created through the foreign syscall ABI is a write, " + e.why;
       return e;
@@ -185,14 +186,14 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
     case AttemptClass::kNetConnect:
     case AttemptClass::kRealNetConnect:  // the user's own external listener: external, like any other
     case AttemptClass::kIoUringConnect: {  // IORING_OP_CONNECT: the mechanism does not change the rule
-      check(target->kind == TargetKind::kEndpoint, "[bad-target] " + target->text + " is not an endpoint");
+      if (target->kind != TargetKind::kEndpoint) throw Error("[bad-target] " + target->text + " is not an endpoint");
       return expect_connect(target->value, policy.network, resolve(policy, roots), roots);
     }
     case AttemptClass::kEnvPinned:
-      check(target->kind == TargetKind::kEnvOverride, "[bad-target] " + target->text + " is not a pin: form");
+      if (target->kind != TargetKind::kEnvOverride) throw Error("[bad-target] " + target->text + " is not a pin: form");
       return expect_override(target->value, policy.env);
     case AttemptClass::kEnvLeak:
-      check(target->kind == TargetKind::kEnvVar, "[bad-target] " + target->text + " is not a variable");
+      if (target->kind != TargetKind::kEnvVar) throw Error("[bad-target] " + target->text + " is not a variable");
       return expect_env(target->value, policy.env);
     case AttemptClass::kProcessReach:
     case AttemptClass::kIpcReach:
