@@ -27,6 +27,33 @@ Entries entries_from(std::string_view s) {
   return out;
 }
 
+// What each encoder must accept, stated here independently of env_block.cc: a refusal of
+// valid entries is a bug too, not just a coded error (environ(7): NAME non-empty without
+// '=' or NUL; Windows: a name may start with '=' ("=C:"), SetEnvironmentVariableW).
+bool posix_valid(const Entries& e) {
+  return std::all_of(e.begin(), e.end(), [](const Entry& x) {
+    return !x.first.empty() && x.first.find_first_of(std::string_view("=\0", 2)) == std::string::npos &&
+           x.second.find('\0') == std::string::npos;
+  });
+}
+
+bool is_wtf8(const std::string& s) {
+  try {
+    (void)utf16_from_wtf8(s);  // itself checked against wtf8_from_utf16 in check_wtf8
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+bool windows_valid(const Entries& e) {
+  return std::all_of(e.begin(), e.end(), [](const Entry& x) {
+    // '=' is ASCII: no byte of a multi-byte character equals it, so byte 1 on is "after the first character".
+    return !x.first.empty() && x.first.find('\0') == std::string::npos && x.first.find('=', 1) == std::string::npos &&
+           x.second.find('\0') == std::string::npos && is_wtf8(x.first) && is_wtf8(x.second);
+  });
+}
+
 void check_environ(std::string_view bytes) {
   try {
     const Entries e = decode_environ(bytes);
@@ -66,6 +93,7 @@ void check_entries(const Entries& e) {
     }
   } catch (const Error& err) {
     FUZZ_EXPECT_CODED(err);
+    FUZZ_CHECK_MSG(!posix_valid(e), err.what());  // valid entries must encode
   }
   try {
     const std::u16string block = encode_windows(e);
@@ -86,6 +114,7 @@ void check_entries(const Entries& e) {
     }
   } catch (const Error& err) {
     FUZZ_EXPECT_CODED(err);
+    FUZZ_CHECK_MSG(!windows_valid(e), err.what());  // valid entries must encode
   }
 }
 
