@@ -106,6 +106,7 @@ void record_run(AttemptRecord& rec, const std::vector<std::string>& command, con
               {"stderr_bytes", run.err_total},
               {"spawn_ms", std::chrono::duration<double, std::milli>(run.duration).count()}};
   if (!run.start_error.empty()) rec.exit["start_error"] = printable_excerpt(run.start_error, 1024);
+  if (!run.box_join.empty()) rec.exit["box_join"] = run.box_join;  // clone3 or the cgroup.procs fallback
   rec.probe_report = parse_probe_report(run.out);
   rec.stdout_excerpt = printable_excerpt(run.out, kExcerpt);
   rec.stderr_excerpt = printable_excerpt(run.err, kExcerpt);

@@ -45,6 +45,8 @@ class Containment {
 
   // Used by run_process in the child between clone and execve (async-signal-safe; posix/vfork_spawn.h).
   int cgroup_procs_fd() const { return procs_fd_; }
+  // The cgroup's directory, for clone3(CLONE_INTO_CGROUP): the child is born inside (posix/vfork_spawn.h).
+  int cgroup_dir_fd() const { return dir_fd_; }
   // Windows: the job object HANDLE every run_process with this box is assigned to.
   void* native_job() const { return job_; }
   const std::string& nonce() const { return nonce_; }
@@ -54,6 +56,7 @@ class Containment {
   std::string nonce_;
   std::string cgroup_dir_;  // empty when cgroup v2 is unavailable
   int procs_fd_ = -1;
+  int dir_fd_ = -1;
   void* job_ = nullptr;  // Windows only: the box is a job object (platform/win/job.h)
 };
 
@@ -93,6 +96,8 @@ struct LaunchResult {
   std::size_t out_total = 0, err_total = 0;  // bytes seen, including dropped ones
   bool drain_timed_out = false;    // pipes still open drain_after_exit after exit
   std::chrono::nanoseconds duration{0};      // start to reap
+  std::string box_join;            // how the child entered the box: "clone3-into-cgroup",
+                                   // "cgroup.procs-write" (POSIX); empty without a cgroup
 };
 
 // Starts spec.argv inside `box` (may be null), drains both pipes concurrently,

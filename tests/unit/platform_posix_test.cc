@@ -386,6 +386,7 @@ TEST(Containment, Cgroup2KillsDoubleForkedSetsidDaemon) {
     const LaunchResult r = run_process(sh("cat /proc/self/cgroup"), &box, nullptr);
     ASSERT_TRUE(r.started) << r.start_error;
     EXPECT_NE(r.out.find("0::/breakout/" + label), std::string::npos) << r.out;
+    EXPECT_FALSE(r.box_join.empty()) << "a start into a cgroup box says how it joined";
     expect_daemon_killed(box, nonce);
   }
   EXPECT_FALSE(fs::exists(dir)) << "cgroup not removed: " << dir;

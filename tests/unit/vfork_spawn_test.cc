@@ -1,12 +1,17 @@
-// Tests of the clone(CLONE_VM|CLONE_VFORK) launcher (harness/platform/posix/vfork_spawn.cc) and run_process on it.
+// Tests of the clone3/clone(CLONE_VM|CLONE_VFORK) launcher (harness/platform/posix/vfork_spawn.cc) and run_process on it.
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -18,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/error.h"
+#include "harness/platform/posix/clone3_vm.h"
 #include "harness/platform/posix/unique_fd.h"
 #include "harness/platform/posix/vfork_spawn.h"
 #include "harness/platform/process.h"
@@ -236,6 +242,138 @@ TEST(VforkSpawn, ChildJoinsTheContainmentCgroup) {
   const LaunchResult r = run_process(spec, &box, nullptr);
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_NE(r.out.find("/breakout/vfork-spawn-test-"), std::string::npos) << r.out;
+  if (clone3_vm::available() && box.cgroup_dir_fd() >= 0) {
+    EXPECT_EQ(r.box_join, "clone3-into-cgroup");
+  }
+}
+
+// The cgroup v2 line ("0::/path") of /proc/<pid>/cgroup; empty when unreadable.
+std::string cgroup_of(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cgroup");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("0::", 0) == 0) return line.substr(3);
+  return "";
+}
+
+// The box's cgroup path below the cgroup2 mount ("/breakout/<label>"), from mechanism().
+std::string box_cgroup(const Containment& box) {
+  const std::string m = box.mechanism();  // "cgroup2 <mount>/breakout/<label>"
+  const auto at = m.find("/breakout/");
+  return at == std::string::npos ? "" : m.substr(at);
+}
+
+// A plan that starts `sleep 30` into `box` (the caller kills and reaps it).
+struct SleepPlan {
+  const char* argv[3] = {"sleep", "30", nullptr};
+  vfork_spawn::ChildPlan plan;
+  explicit SleepPlan(const Containment& box) {
+    plan.exe = "/bin/sleep";
+    plan.argv = argv;
+    plan.envp = kEnv;
+    plan.cgroup_procs_fd = box.cgroup_procs_fd();
+    plan.cgroup_dir_fd = box.cgroup_dir_fd();
+  }
+};
+
+// Kills and reaps a started child whatever the test asserted.
+struct KillAndReap {
+  int pid;
+  ~KillAndReap() {
+    if (pid <= 0) return;
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+};
+
+// clone3(CLONE_INTO_CGROUP): the child never runs outside the box, so it must be in the
+// box's cgroup when start() returns, and the Child says it was born there (planted: the
+// CLONE_INTO_CGROUP flag dropped from the clone3 call turns this red).
+TEST(VforkSpawn, Clone3ChildIsInTheBoxCgroupWhenStartReturns) {
+  if (!clone3_vm::available()) GTEST_SKIP() << "no clone3 trampoline for this architecture";
+  Containment box("vfork-clone3-" + std::to_string(::getpid()), "vforkclone3nonce" + std::to_string(::getpid()));
+  if (box.cgroup_dir_fd() < 0)
+    GTEST_SKIP() << "no writable cgroup v2 here (" << box.mechanism() << "); needs root and a cgroup2 mount";
+  SleepPlan p(box);
+  vfork_spawn::Child c = vfork_spawn::start(p.plan);
+  KillAndReap guard{c.pid};
+  EXPECT_EQ(cgroup_of(c.pid), box_cgroup(box));
+  EXPECT_EQ(c.joined, vfork_spawn::BoxJoin::kAtClone) << vfork_spawn::to_string(c.joined);
+  EXPECT_GE(c.pidfd.get(), 0);
+}
+
+// A setup failure on the clone3 path is reported and reaped like on the clone path.
+TEST(VforkSpawn, Clone3PathReportsExecFailureAndLeavesNoZombie) {
+  Containment box("vfork-clone3-fail-" + std::to_string(::getpid()), "vforkclone3failnonce" + std::to_string(::getpid()));
+  if (box.cgroup_dir_fd() < 0)
+    GTEST_SKIP() << "no writable cgroup v2 here (" << box.mechanism() << "); needs root and a cgroup2 mount";
+  reap_leftovers();
+  SleepPlan p(box);
+  p.plan.exe = "/nonexistent/breakout-no-such-binary";
+  try {
+    vfork_spawn::start(p.plan);
+    FAIL() << "start() of a missing binary returned";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(std::strerror(ENOENT)), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(unreaped_child(), 0) << "the failed child was not reaped";
+}
+
+// Installs a seccomp filter that answers clone3 with `err` (Docker's default profile
+// answers ENOSYS, so glibc falls back to clone: moby/profiles seccomp default.json).
+bool refuse_clone3(int err) {
+#ifdef SYS_clone3
+  struct sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (static_cast<unsigned>(err) & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog {};
+  prog.len = static_cast<unsigned short>(sizeof filter / sizeof filter[0]);
+  prog.filter = filter;
+  return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+#else
+  (void)err;
+  return false;
+#endif
+}
+
+// clone3 refused (seccomp, as in CI containers): the clone path with the cgroup.procs write
+// runs, the child is still in the box when start() returns, and the Child says which path
+// ran. In a forked test process, so the filter and the remembered refusal stay there
+// (planted: the fallback skipped, start() throwing clone3's errno, turns this red).
+TEST(VforkSpawn, Clone3RefusedFallsBackToTheCgroupProcsWrite) {
+  if (!clone3_vm::available()) GTEST_SKIP() << "no clone3 trampoline for this architecture";
+  Containment box("vfork-fallback-" + std::to_string(::getpid()), "vforkfallbacknonce" + std::to_string(::getpid()));
+  if (box.cgroup_dir_fd() < 0)
+    GTEST_SKIP() << "no writable cgroup v2 here (" << box.mechanism() << "); needs root and a cgroup2 mount";
+  const std::string want = box_cgroup(box);
+  for (const int err : {ENOSYS, EPERM}) {
+    const int pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {  // the forked test process: only _exit codes leave it
+      if (!refuse_clone3(err)) ::_exit(10);
+      for (int round = 0; round < 2; ++round) {  // the second start skips clone3 (refusal remembered)
+        SleepPlan p(box);
+        try {
+          vfork_spawn::Child c = vfork_spawn::start(p.plan);
+          KillAndReap guard{c.pid};
+          if (c.joined != vfork_spawn::BoxJoin::kProcsWrite) ::_exit(11);
+          if (cgroup_of(c.pid) != want) ::_exit(12);
+        } catch (...) {
+          ::_exit(13);
+        }
+      }
+      ::_exit(0);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "errno " << err
+                                      << ": 10 no seccomp, 11 not the cgroup.procs path, 12 not in the box, 13 start threw";
+  }
 }
 
 }  // namespace

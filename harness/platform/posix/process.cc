@@ -430,6 +430,9 @@ Containment::Containment(std::string label, std::string nonce)
   }
   cgroup_dir_ = dir;
   procs_fd_ = fd;
+  // clone(2) CLONE_INTO_CGROUP takes "a file descriptor referring to a cgroup v2 directory"
+  // (O_RDONLY or O_PATH). Unopenable: -1, and every start writes cgroup.procs instead.
+  dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 Containment::~Containment() {
@@ -443,6 +446,7 @@ Containment::~Containment() {
     scan_states().erase(this);
   }
   if (procs_fd_ >= 0) ::close(procs_fd_);
+  if (dir_fd_ >= 0) ::close(dir_fd_);
   if (cgroup_dir_.empty()) return;
   // EBUSY while exiting tasks are still counted after the kill: wait for the kernel's
   // "populated 0" (cgroup_events.h) instead of sleeping; the 10 ms poll stays as fallback.
@@ -538,6 +542,7 @@ bool prepare(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd, in
   p.stdio[1] = out_fd;
   p.stdio[2] = err_fd;
   p.cgroup_procs_fd = box != nullptr ? box->cgroup_procs_fd() : -1;
+  p.cgroup_dir_fd = box != nullptr && p.cgroup_procs_fd >= 0 ? box->cgroup_dir_fd() : -1;
   if (box != nullptr) with_scan_state(box, [](ScanState& st) { ++st.starts; });  // a sweep no longer covers it
   p.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
   p.make_ctty = !spec.controlling_tty.empty();
@@ -580,9 +585,10 @@ std::optional<vfork_spawn::Child> start_child(const LaunchSpec& spec, Containmen
 
 // start_child, with the child wrapped for Asio (async_wait on its pidfd).
 std::optional<Process> launch(asio::io_context& ctx, const LaunchSpec& spec, Containment* box, int in_fd,
-                              int out_fd, int err_fd, std::string* error) {
+                              int out_fd, int err_fd, std::string* error, std::string* joined) {
   std::optional<vfork_spawn::Child> child = start_child(spec, box, in_fd, out_fd, err_fd, error);
   if (!child) return std::nullopt;
+  if (child->joined != vfork_spawn::BoxJoin::kNone) *joined = vfork_spawn::to_string(child->joined);
   try {
     std::optional<Process> proc;
     proc.emplace(ctx.get_executor(), child->pid, child->pidfd.get());
@@ -626,7 +632,8 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
 
   asio::io_context ctx;
   const auto t0 = Clock::now();
-  std::optional<Process> proc = launch(ctx, spec, box, devnull.get(), out_w.get(), err_w.get(), &r.start_error);
+  std::optional<Process> proc = launch(ctx, spec, box, devnull.get(), out_w.get(), err_w.get(), &r.start_error,
+                                       &r.box_join);
   out_w.reset();
   err_w.reset();
   devnull.reset();
