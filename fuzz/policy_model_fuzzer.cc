@@ -5,9 +5,12 @@
 // with spaces, quotes, '$', newlines, leading dashes and placeholder text, a
 // workspace equal to HOME or containing it, empty lists.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fuzz/fuzz_check.h"
@@ -29,7 +32,7 @@ constexpr const char* kNames[] = {"a", "-rf", "--bind", "sp ace", "q'\"", "$HOME
 
 std::string symbolic(ByteReader& in) {
   std::string p = kPrefixes[in.pick(std::size(kPrefixes))];
-  for (std::size_t i = 0, n = in.pick(3); i < n; ++i) p += std::string("/") + kNames[in.pick(std::size(kNames))];
+  for (std::size_t i = 0, n = in.pick(3); i < n; ++i) (p += '/') += kNames[in.pick(std::size(kNames))];
   return p;
 }
 
@@ -39,6 +42,21 @@ TreeRoots roots_for(std::uint8_t how) {
   else if (how % 4 == 2) r.home = r.workspace / "home";   // the workspace contains HOME
   else if (how % 4 == 3) r.workspace = r.home / "ws";     // HOME contains the workspace
   return r;
+}
+
+// One spawn request per tree layout, built once: each input sets its policy and resolved
+// lists (copying the roots, the probe argv and the cwd per input was a tenth of its allocations).
+SpawnRequest& request_for(std::uint8_t how) {
+  static std::array<SpawnRequest, 4> requests = [] {
+    std::array<SpawnRequest, 4> all;
+    for (std::uint8_t i = 0; i < all.size(); ++i) {
+      all[i].roots = roots_for(i);
+      all[i].probe_argv = {"/probes/breakout-probe-fs", "--", "{home}"};
+      all[i].cwd = all[i].roots.workspace.string();
+    }
+    return all;
+  }();
+  return requests[how % 4];
 }
 
 const Profile& profile() {
@@ -62,7 +80,7 @@ bool under_any(const fs::path& p, const std::vector<fs::path>& roots) {
   return std::any_of(roots.begin(), roots.end(), [&](const fs::path& r) { return path_within(p, r); });
 }
 
-bool has_run(const std::vector<std::string>& argv, const std::vector<std::string>& run) {
+bool has_run(const std::vector<std::string>& argv, std::initializer_list<std::string_view> run) {
   return std::search(argv.begin(), argv.end(), run.begin(), run.end()) != argv.end();
 }
 
@@ -70,19 +88,19 @@ bool has_run(const std::vector<std::string>& argv, const std::vector<std::string
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   ByteReader in(std::string_view(reinterpret_cast<const char*>(data), size));
-  const TreeRoots roots = roots_for(in.byte());
+  SpawnRequest& req = request_for(in.byte());
+  const TreeRoots& roots = req.roots;
   Policy p;
   p.name = "fuzz";
   for (std::size_t i = 0, n = in.pick(4); i < n; ++i) p.writable_roots.push_back(symbolic(in));
   for (std::size_t i = 0, n = in.pick(4); i < n; ++i) p.deny_read.push_back(symbolic(in));
   for (std::size_t i = 0, n = in.pick(3); i < n; ++i) p.env.pinned[kNames[in.pick(std::size(kNames))]] = kNames[in.pick(std::size(kNames))];
-  const ResolvedPolicy r = resolve(p, roots);
+  req.policy = &p;
+  req.resolved = resolve(p, roots);
+  const ResolvedPolicy& r = req.resolved;
 
   // Targets: below every entry, plus the usual ones, each with an awkward tail.
-  std::vector<std::string> targets = {"~/.ssh/id_ed25519", "workspace/x", "sibling/notes.txt", "extra/x", "parent/x"};
-  for (const auto& w : p.writable_roots) targets.push_back(w + "/" + kNames[in.pick(std::size(kNames))]);
-  for (const auto& d : p.deny_read) targets.push_back(d + "/" + kNames[in.pick(std::size(kNames))]);
-  for (const auto& t : targets) {
+  const auto check_target = [&](const std::string& t) {
     const fs::path path = resolve_policy_path(t, roots);
     const Classified c = classify(path, "", r, roots);  // the policy resolved once, above
     // Built only when a check fails (FUZZ_CHECK_MSG evaluates its detail lazily): per target it cost more than the checks.
@@ -92,17 +110,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK_MSG((c.write == Expected::kAllowed) == under_any(path, r.writable), what());
     FUZZ_CHECK_MSG((c.region == Region::kDenyRead) == (c.read == Expected::kDenied), what());
     if (c.region == Region::kWorkspace || c.region == Region::kWritableRoot) FUZZ_CHECK_MSG(c.write == Expected::kAllowed, what());
-  }
+  };
+  static const std::string kUsual[] = {"~/.ssh/id_ed25519", "workspace/x", "sibling/notes.txt", "extra/x", "parent/x"};
+  for (const auto& t : kUsual) check_target(t);
+  for (const auto& w : p.writable_roots) check_target(w + "/" + kNames[in.pick(std::size(kNames))]);
+  for (const auto& d : p.deny_read) check_target(d + "/" + kNames[in.pick(std::size(kNames))]);
 
   // Template expansion: each path and value stays one argv element, never re-expanded.
-  SpawnRequest req;
-  req.policy = &p;
-  req.roots = roots;
-  req.resolved = r;
-  req.probe_argv = {"/probes/breakout-probe-fs", "--", "{home}"};
-  req.cwd = roots.workspace.string();
   const std::vector<std::string> argv = expand_profile(profile(), req);
-  for (const auto& w : r.writable) FUZZ_CHECK_MSG(has_run(argv, {"--bind", w.string(), w.string()}), printable_excerpt(w.string(), 200));
+  for (const auto& w : r.writable) FUZZ_CHECK_MSG(has_run(argv, {"--bind", w.native(), w.native()}), printable_excerpt(w.string(), 200));
   for (const auto& [name, value] : p.env.pinned) FUZZ_CHECK_MSG(has_run(argv, {"--setenv", name, value}), printable_excerpt(name, 80));
   FUZZ_CHECK(has_run(argv, {"--", "/probes/breakout-probe-fs", "--", "{home}"}));
   // Deny entries that exist add their own elements (those under '..' may: "parent/../.." is "/").

@@ -1,6 +1,8 @@
 // Bounded, printable excerpts; XML escaping; glob matching.
 #include "harness/core/text.h"
 
+#include <algorithm>
+
 namespace breakout {
 
 namespace {
@@ -53,18 +55,21 @@ std::string xml_escape(std::string_view s) {
   return out;
 }
 
+// Text between placeholders is appended a run at a time (as in printable_excerpt).
 std::string substitute_placeholders(std::string_view text, const std::map<std::string, std::string>& vars) {
   std::string out;
+  out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
+    const std::size_t open = std::min(text.find('{', i), text.size());
+    out.append(text.data() + i, open - i);
+    if ((i = open) == text.size()) break;
     bool replaced = false;
-    if (text[i] == '{') {
-      for (const auto& [key, value] : vars) {
-        if (text.compare(i, key.size(), key) == 0) {
-          out += value;
-          i += key.size();
-          replaced = true;
-          break;
-        }
+    for (const auto& [key, value] : vars) {
+      if (text.compare(i, key.size(), key) == 0) {
+        out += value;
+        i += key.size();
+        replaced = true;
+        break;
       }
     }
     if (!replaced) out += text[i++];

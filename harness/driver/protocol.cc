@@ -126,11 +126,9 @@ Response parse_response(std::string_view line) {
   if (nesting_depth(line) > kMaxNesting)
     throw ProtocolError("answer nested deeper than " + std::to_string(kMaxNesting) + " levels: " + excerpt(line));
   Response r;
-  try {
-    r.body = json::parse(line);
-  } catch (const json::exception&) {
-    throw ProtocolError("not a JSON object: " + excerpt(line));
-  }
+  // Without exceptions: bad JSON comes back discarded (not an object) instead of as a
+  // json::parse_error whose message is built and thrown only to be replaced here.
+  r.body = json::parse(line, nullptr, false);
   if (!r.body.is_object()) throw ProtocolError("not a JSON object: " + excerpt(line));
   const json& id = r.body.contains("id") ? r.body["id"] : json();
   if (!id.is_number_integer()) throw ProtocolError("answer without an integer \"id\": " + excerpt(line));

@@ -102,9 +102,69 @@ Policy load_policy_file(const fs::path& file) {
   return parse_policy_text(schema::read_file(file.string()), file.string());
 }
 
+namespace {
+
+constexpr bool kPosixPaths = fs::path::preferred_separator == '/';
+
+// fs::path::lexically_normal() ([fs.path.generic] normal form) computed over a POSIX string:
+// the result as one string, where lexically_normal builds a path element by element (an
+// allocation per element under ASan: resolve_policy_path dominated policy_model_fuzzer,
+// docs/fuzzing.md). tests/unit/policy_path_test.cc compares the two on every short path.
+std::string lexically_normal_posix(std::string_view s) {
+  // Only separators: libstdc++ keeps them as they are ("//" stays "//"), and so does this.
+  if (s.find_first_not_of('/') == std::string_view::npos) return std::string(s);
+  std::string out;
+  const bool abs = s.front() == '/';
+  out.reserve(s.size() + 1);
+  if (abs) out += '/';
+  const std::size_t base = out.size();  // the names start here
+  std::size_t names = 0, dotdots = 0;   // names kept; ".." kept can only lead them
+  bool trailing = false;                // the normal form ends with a separator
+  for (std::size_t i = 0; i < s.size();) {
+    while (i < s.size() && s[i] == '/') ++i;
+    if (i == s.size()) {
+      trailing = true;
+      break;
+    }
+    const std::size_t j = std::min(s.find('/', i), s.size());
+    const std::string_view name = s.substr(i, j - i);
+    i = j;
+    trailing = false;
+    if (name == ".") {  // removed with its separator: "a/." is "a/"
+      trailing = true;
+    } else if (name == ".." && names > dotdots) {  // "a/.." goes, leaving "a"'s separator
+      out.resize(names == 1 ? base : out.rfind('/'));
+      --names;
+      trailing = true;
+    } else if (name == ".." && abs) {  // "/.." is "/"
+    } else {
+      if (names > 0) out += '/';
+      out.append(name);
+      ++names;
+      if (name == "..") ++dotdots;
+    }
+  }
+  if (names == 0) return abs ? "/" : ".";
+  if (trailing && names > dotdots) out += '/';  // never after a last ".."
+  return out;
+}
+
+}  // namespace
+
 fs::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots) {
-  auto under = [](const fs::path& base, std::string_view rest) {
-    return rest.empty() ? base : (base / fs::path(rest)).lexically_normal();
+  // (base / rest).lexically_normal(), as one string on POSIX: base / rest is rest when
+  // rest is absolute ("~//etc" is "/etc"), else base, a separator unless base ends with
+  // one, and rest ([fs.path.append]).
+  auto under = [](const fs::path& base, std::string_view rest) -> fs::path {
+    if (rest.empty()) return base;
+    if constexpr (kPosixPaths) {
+      if (rest.front() == '/') return fs::path(lexically_normal_posix(rest));
+      std::string joined = base.native();
+      if (!joined.empty() && joined.back() != '/') joined += '/';
+      joined.append(rest);
+      return fs::path(lexically_normal_posix(joined));
+    }
+    return (base / fs::path(rest)).lexically_normal();
   };
   auto tail = [&](std::string_view prefix) -> std::optional<std::string_view> {
     std::string_view s = symbolic;
@@ -113,7 +173,10 @@ fs::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots
       return s.substr(prefix.size() + 1);
     return std::nullopt;
   };
-  if (!symbolic.empty() && symbolic[0] == '/') return fs::path(symbolic).lexically_normal();
+  if (!symbolic.empty() && symbolic[0] == '/') {
+    if constexpr (kPosixPaths) return fs::path(lexically_normal_posix(symbolic));
+    return fs::path(symbolic).lexically_normal();
+  }
   if (auto r = tail("~")) return under(roots.home, *r);
   if (auto r = tail("workspace")) return under(roots.workspace, *r);
   if (auto r = tail("sibling")) return under(roots.sibling, *r);
@@ -121,6 +184,11 @@ fs::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots
   if (auto r = tail("parent")) return under(roots.tree, *r);
   throw Error("[bad-path] policy path '" + symbolic +
               "' must start with ~, workspace, sibling, extra, parent or /");
+}
+
+bool is_lexically_normal(const fs::path& p) {
+  if constexpr (kPosixPaths) return lexically_normal_posix(p.native()) == p.native();
+  return p.lexically_normal().native() == p.native();
 }
 
 ResolvedPolicy resolve(const Policy& policy, const TreeRoots& roots) {
@@ -140,19 +208,23 @@ namespace {
 // fs::path holds wide strings (Windows), where path_within keeps the element loop.
 template <typename Char>
 bool within_posix(std::basic_string_view<Char> ps, std::basic_string_view<Char> rs) {
-  const bool p_abs = !ps.empty() && ps.front() == '/';
-  const bool r_abs = !rs.empty() && rs.front() == '/';
-  if (!rs.empty() && p_abs != r_abs) return false;  // "/" is an element of its own
-  auto next = [](std::basic_string_view<Char>& s) {
-    while (!s.empty() && s.front() == '/') s.remove_prefix(1);
-    const std::size_t n = std::min(s.find('/'), s.size());
-    const auto name = s.substr(0, n);
-    s.remove_prefix(n);
-    return name;
-  };
-  for (auto want = next(rs); !want.empty(); want = next(rs))
-    if (next(ps) != want) return false;
-  return true;
+  const std::size_t pn = ps.size(), rn = rs.size();
+  if (rn > 0 && (pn > 0 && ps[0] == '/') != (rs[0] == '/')) return false;  // "/" is an element of its own
+  // A name of the root at a time, found with one find and compared with one memcmp: a loop
+  // per character costs several traced comparisons each in the fuzz build, and this
+  // function is called tens of times per classified path.
+  using Traits = std::char_traits<Char>;
+  std::size_t i = 0, j = 0;
+  for (;;) {
+    while (j < rn && rs[j] == '/') ++j;
+    if (j == rn) return true;  // every name of the root matched
+    while (i < pn && ps[i] == '/') ++i;
+    const std::size_t len = std::min(rs.find('/', j), rn) - j;
+    if (pn - i < len || Traits::compare(ps.data() + i, rs.data() + j, len) != 0) return false;
+    i += len;
+    j += len;
+    if (i < pn && ps[i] != '/') return false;  // p's name goes on: "/ab" is not within "/a"
+  }
 }
 
 }  // namespace

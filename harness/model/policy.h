@@ -53,6 +53,8 @@ struct ResolvedPolicy {
 };
 std::filesystem::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots);
 ResolvedPolicy resolve(const Policy& policy, const TreeRoots& roots);
+// True when `p` equals p.lexically_normal() (what resolve_policy_path returns always is).
+bool is_lexically_normal(const std::filesystem::path& p);
 
 // True when `p` is `root` or lies below it (lexical, both absolute and normalised).
 bool path_within(const std::filesystem::path& p, const std::filesystem::path& root);

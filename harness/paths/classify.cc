@@ -41,7 +41,12 @@ Classified classify(const fs::path& resolved, const std::string& object, const R
   c.object = object;
   c.deny_read_object = !object.empty() && under_any((roots.tree / object).lexically_normal(), r.deny_read);
   // The same rules a scenario's "fs:<absolute path>" target gets (expect() normalises it the same way).
-  const fs::path normal = resolve_policy_path(resolved.string(), roots);
+  // Callers mostly pass an absolute normal path already: then no second copy of it is built
+  // (a relative one still takes resolve_policy_path's symbolic reading, as before).
+  const bool normal_already =
+      !resolved.empty() && resolved.native().front() == '/' && is_lexically_normal(resolved);
+  const fs::path renormalised = normal_already ? fs::path() : resolve_policy_path(resolved.string(), roots);
+  const fs::path& normal = normal_already ? resolved : renormalised;
   c.write = expect_fs(AttemptClass::kFsWrite, normal, r).value;
   c.read = expect_fs(AttemptClass::kFsRead, normal, r).value;
   return c;

@@ -166,31 +166,33 @@ std::vector<std::string> expand_profile(const Profile& profile, const SpawnReque
       check(it != profile.network.end(), profile.name + ": no flags for this network mode");
       append_expanded(out, it->second, scalars);
     } else if (token == "{writable...}") {
+      // One copy of the scalars per list, its per-element keys overwritten each time (a
+      // copy per element was most of expand_profile's allocations).
+      auto vars = scalars;
       for (const auto& w : r.resolved.writable) {
-        auto vars = scalars;
         vars["{path}"] = w.string();
         append_expanded(out, profile.writable_root, vars);
       }
     } else if (token == "{deny_read...}") {
+      auto vars = scalars;
       for (const auto& d : r.resolved.deny_read) {
         std::error_code ec;
         const auto st = fs::symlink_status(d, ec);
         if (ec || !fs::exists(st)) continue;  // nothing there to hide (docs/spawners.md)
-        auto vars = scalars;
         vars["{path}"] = d.string();
         append_expanded(out, fs::is_directory(st) ? profile.deny_read_dir : profile.deny_read_file, vars);
       }
     } else if (token == "{env_set...}") {
+      auto vars = scalars;
       for (const auto& [name, value] : visible) {
-        auto vars = scalars;
         vars["{name}"] = name;
         vars["{value}"] = value;
         append_expanded(out, profile.env_set, vars);
       }
     } else if (token == "{env_unset...}") {
+      auto vars = scalars;
       for (const auto& [name, value] : r.caller_env) {
         if (visible.count(name)) continue;
-        auto vars = scalars;
         vars["{name}"] = name;
         append_expanded(out, profile.env_unset, vars);
       }
