@@ -13,7 +13,7 @@
 //                      a TCP target with a URL scheme (matters for --via-proxy only)
 // N: the attempt's nonce, printable ASCII without spaces. The probe sends
 //   "BREAKOUT-NONCE <N>\n"; the harness's listener decides whether it arrived.
-// --via-proxy: for TCP targets, pick a proxy like curl does: scheme http uses
+// --via-proxy: for TCP targets, pick a proxy like curl does (probes/common/proxy_target.h): scheme http uses
 //   lower-case http_proxy only (curl ignores HTTP_PROXY: httpoxy); every other
 //   scheme https_proxy, then HTTPS_PROXY; then all_proxy, ALL_PROXY. no_proxy
 //   (else NO_PROXY), a comma list of exact host names or "*", bypasses it.
@@ -45,13 +45,13 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "probes/common/args.h"
 #include "probes/common/posix.h"
+#include "probes/common/proxy_target.h"
 #include "probes/common/report.h"
 
 using namespace breakout::probe;
@@ -65,123 +65,10 @@ constexpr char kUsage[] =
 
 constexpr int kConnectTimeoutMs = 2000;
 
-struct Target {
-  std::string proto;   // tcp, udp, unix
-  std::string scheme;  // tcp, udp, unix, http, https
-  std::string host;    // without brackets
-  std::string port;
-  std::string path;    // unix only
-};
-
-// "host:port" or "[v6]:port" into parts; false on a malformed value.
-bool split_host_port(const std::string& s, std::string* host, std::string* port, const char* default_port) {
-  std::string rest;
-  if (!s.empty() && s[0] == '[') {
-    auto close = s.find(']');
-    if (close == std::string::npos) return false;
-    *host = s.substr(1, close - 1);
-    rest = s.substr(close + 1);
-  } else {
-    auto colon = s.find(':');
-    if (colon != s.rfind(':')) return false;  // bare IPv6 must be bracketed
-    *host = s.substr(0, colon);
-    rest = colon == std::string::npos ? "" : s.substr(colon);
-  }
-  if (rest.empty()) {
-    if (!default_port) return false;
-    *port = default_port;
-  } else {
-    if (rest[0] != ':') return false;
-    *port = rest.substr(1);
-  }
-  if (host->empty() || port->empty() || port->size() > 5) return false;
-  for (char c : *port)
-    if (c < '0' || c > '9') return false;
-  const int p = std::atoi(port->c_str());
-  return p >= 1 && p <= 65535;
-}
-
-std::optional<Target> parse_target(const std::string& spec) {
-  Target t;
-  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
-  if (starts("unix:")) {
-    t.proto = t.scheme = "unix";
-    t.path = spec.substr(5);
-    return t.path.empty() ? std::nullopt : std::optional<Target>(t);
-  }
-  std::string hostport;
-  const char* default_port = nullptr;
-  if (starts("tcp:") || starts("udp:")) {
-    t.proto = t.scheme = spec.substr(0, 3);
-    hostport = spec.substr(4);
-  } else if (starts("http://") || starts("https://")) {
-    t.proto = "tcp";
-    t.scheme = starts("http://") ? "http" : "https";
-    hostport = spec.substr(t.scheme.size() + 3);
-    hostport = hostport.substr(0, hostport.find('/'));
-    default_port = t.scheme == "http" ? "80" : "443";
-  } else {
-    return std::nullopt;
-  }
-  if (!split_host_port(hostport, &t.host, &t.port, default_port)) return std::nullopt;
-  return t;
-}
-
-std::string bracket(const std::string& host) {
-  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
-}
-
-// --- proxy selection (curl's rules, see header) ---
-
+// The variable's value, "" when unset (getenv: names are case-sensitive, as curl expects).
 std::string env_nonempty(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
-}
-
-bool no_proxy_matches(const std::string& host) {
-  std::string list = env_nonempty("no_proxy");
-  if (list.empty()) list = env_nonempty("NO_PROXY");
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    std::string entry = list.substr(start, comma - start);
-    entry.erase(0, entry.find_first_not_of(" \t"));
-    entry.erase(entry.find_last_not_of(" \t") + 1);
-    if (entry.size() > 2 && entry.front() == '[' && entry.back() == ']') entry = entry.substr(1, entry.size() - 2);
-    if (entry == "*" || (!entry.empty() && strcasecmp(entry.c_str(), host.c_str()) == 0)) return true;
-    start = comma + 1;
-  }
-  return false;
-}
-
-// The proxy env var that applies to `t` ("" when none), and its value.
-std::string pick_proxy(const Target& t, std::string* value) {
-  std::vector<const char*> vars;
-  if (t.scheme == "http") {
-    vars = {"http_proxy"};
-  } else {
-    vars = {"https_proxy", "HTTPS_PROXY"};
-  }
-  vars.push_back("all_proxy");
-  vars.push_back("ALL_PROXY");
-  for (const char* v : vars) {
-    *value = env_nonempty(v);
-    if (!value->empty()) return v;
-  }
-  return "";
-}
-
-// [http://][user:pass@]host[:port][/...] into host and port; false when the
-// scheme is not plain http (a socks or TLS proxy is not spoken here).
-bool parse_proxy(std::string v, std::string* host, std::string* port) {
-  if (auto sep = v.find("://"); sep != std::string::npos) {
-    if (strcasecmp(v.substr(0, sep).c_str(), "http") != 0) return false;
-    v = v.substr(sep + 3);
-  }
-  v = v.substr(0, v.find('/'));
-  if (auto at = v.rfind('@'); at != std::string::npos) v = v.substr(at + 1);
-  return split_host_port(v, host, port, "1080");
 }
 
 // --- sockets ---
@@ -321,7 +208,7 @@ int main(int argc, char** argv) {
   const std::string env_name = from_env ? spec.substr(9) : "";
   if (from_env && env_name.empty()) args.usage_error("bad --target '" + spec + "'");
   const std::string env_path = from_env ? env_nonempty(env_name.c_str()) : "";
-  auto target = parse_target(from_env ? "unix:" + (env_path.empty() ? "-" : env_path) : spec);
+  auto target = parse_net_target(from_env ? "unix:" + (env_path.empty() ? "-" : env_path) : spec);
   if (!target) args.usage_error("bad --target '" + spec + "'");
   if (nonce.empty() || nonce.size() > 256) args.usage_error("--nonce must be 1..256 characters");
   for (char ch : nonce)
@@ -344,25 +231,22 @@ int main(int argc, char** argv) {
 
   const std::string nonce_line = "BREAKOUT-NONCE " + nonce + "\n";
   std::string payload = nonce_line;
-  std::string proxy_var, proxy_value, proxy_host, proxy_port;
+  ProxyChoice proxy;
   if (via_proxy && target->proto == "tcp") {
-    proxy_var = pick_proxy(*target, &proxy_value);
-    if (!proxy_var.empty() && no_proxy_matches(target->host)) {
-      r.set("no_proxy_matched", true);
-      proxy_var.clear();
-    }
+    proxy = pick_proxy(*target, &env_nonempty);
+    if (proxy.no_proxy_matched) r.set("no_proxy_matched", true);
   } else if (via_proxy) {
     r.set("detail", "no proxy for " + target->proto + " targets");
   }
-  if (!proxy_var.empty()) {
+  if (!proxy.var.empty()) {
     r.set("via", "proxy");
-    r.set("proxy_var", proxy_var);
-    if (!parse_proxy(proxy_value, &proxy_host, &proxy_port)) {
+    r.set("proxy_var", proxy.var);
+    if (!proxy.parsed) {
       r.fail("proxy-url (only http:// proxies are spoken)", EPROTONOSUPPORT);
       r.emit();
       return r.exit_code();
     }
-    r.set("proxy", bracket(proxy_host) + ":" + proxy_port);
+    r.set("proxy", bracket(proxy.host) + ":" + proxy.port);
     const std::string authority = bracket(target->host) + ":" + target->port;
     payload = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\nX-Breakout-Nonce: " + nonce +
               "\r\n\r\n" + nonce_line;
@@ -371,8 +255,8 @@ int main(int argc, char** argv) {
   Connected c;
   if (target->proto == "unix") {
     c = connect_unix(target->path);
-  } else if (!proxy_var.empty()) {
-    c = connect_inet(proxy_host, proxy_port, SOCK_STREAM);
+  } else if (!proxy.var.empty()) {
+    c = connect_inet(proxy.host, proxy.port, SOCK_STREAM);
   } else {
     c = connect_inet(target->host, target->port, target->proto == "udp" ? SOCK_DGRAM : SOCK_STREAM);
   }
@@ -408,7 +292,7 @@ int main(int argc, char** argv) {
     r.succeed();
     r.set("sent", static_cast<unsigned long long>(payload.size()));
     std::string got;
-    if (!proxy_var.empty()) {
+    if (!proxy.var.empty()) {
       // Keep the tunnel open while the proxy answers and forwards the nonce.
       got = read_for(c.fd, 2000, 4096, true);
       int status = 0;

@@ -3,6 +3,7 @@
 //   int wmain(int argc, wchar_t** wargv) {          // linked with -municode
 //     WideArgs wide(argc, wargv);
 //     Args args(wide.argc(), wide.argv(), kUsage, {...});
+//     start_watchdog(std::chrono::seconds(10));   // the POSIX probes' alarm(10)
 //     ... fail_win32(r, "CreateFileW", ::GetLastError());
 //
 // Windows only (mingw-w64), header-only.
@@ -11,7 +12,10 @@
 #include <windows.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness/core/wtf8.h"
@@ -43,6 +47,15 @@ class WideArgs {
 inline std::wstring wide(const std::string& wtf8) {
   const std::u16string u = utf16_from_wtf8(wtf8);
   return std::wstring(u.begin(), u.end());
+}
+
+// A hard bound over the whole probe, like alarm(N) in the POSIX probes (Windows has no SIGALRM):
+// after `limit` the process exits 1, whatever call it hangs in.
+inline void start_watchdog(std::chrono::seconds limit) {
+  std::thread([limit] {
+    std::this_thread::sleep_for(limit);
+    std::_Exit(1);
+  }).detach();
 }
 
 // The POSIX errno closest to a Win32 error, so reports read alike on both platforms;

@@ -22,9 +22,7 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <thread>
 
 #include "harness/core/sha256.h"
 #include "probes/common/args.h"
@@ -52,10 +50,7 @@ int wmain(int argc, wchar_t** wargv) {
   if (echo && keyed) args.usage_error("--echo and --key exclude each other");
   const std::string form = args.get("form").value_or("");
   if (!form.empty() && !breakout::winpath::is_spelling(form)) args.usage_error("unknown --form '" + form + "'");
-  std::thread([] {  // hard bound, like alarm(10) in the POSIX probe
-    std::this_thread::sleep_for(std::chrono::seconds(10));
-    std::_Exit(1);
-  }).detach();
+  start_watchdog(std::chrono::seconds(10));  // hard bound, like alarm(10) in the POSIX probe
   _setmode(_fileno(stdout), _O_BINARY);
 
   ProbeReport r("fs-read");

@@ -9,7 +9,7 @@
 //   http://ADDR[:PORT][/...], https://ADDR[:PORT][/...]
 //                   a TCP target with a URL scheme (matters for --via-proxy only)
 // unix: and env-unix: targets are POSIX-probe only here: usage error (64).
-// --via-proxy: for TCP targets, the POSIX probe's curl rules (proxy_choice.h): scheme
+// --via-proxy: for TCP targets, the POSIX probe's curl rules (probes/common/proxy_target.h): scheme
 //   http uses http_proxy, every other scheme https_proxy then HTTPS_PROXY; then
 //   all_proxy, ALL_PROXY; no_proxy/NO_PROXY bypasses. Windows difference: environment
 //   names are case-insensitive (GetEnvironmentVariableW; the block is sorted
@@ -42,10 +42,11 @@
 #include <string>
 #include <thread>
 
+#include "harness/core/wtf8.h"
 #include "probes/common/args.h"
+#include "probes/common/proxy_target.h"
 #include "probes/common/report.h"
 #include "probes/common/win32.h"
-#include "probes/win/proxy_choice.h"
 
 using namespace breakout::probe;
 
@@ -83,6 +84,19 @@ struct AddrInfo {
     if (ai != nullptr) ::freeaddrinfo(ai);
   }
 };
+
+// The variable's value, "" when unset or empty; bounded (a 32767-character value is the Windows maximum).
+// GetEnvironmentVariableW matches names case-insensitively (Microsoft Learn, "Changing Environment
+// Variables": the block is sorted case-insensitively), so curl's httpoxy rule (lower-case http_proxy
+// only) cannot tell it from HTTP_PROXY here.
+std::string env_value(const char* name) {
+  const std::wstring wname = wide(name);
+  std::wstring v(32767, L'\0');
+  const DWORD n = ::GetEnvironmentVariableW(wname.c_str(), v.data(), static_cast<DWORD>(v.size()));
+  if (n == 0 || n >= v.size()) return "";
+  v.resize(n);
+  return breakout::wtf8_from_utf16(std::u16string_view(reinterpret_cast<const char16_t*>(v.data()), v.size()));
+}
 
 void fail_wsa(ProbeReport& r, const std::string& step) { fail_win32(r, step, static_cast<DWORD>(::WSAGetLastError())); }
 
@@ -136,13 +150,10 @@ int wmain(int argc, wchar_t** wargv) {
   if (nonce.empty() || nonce.size() > 256) args.usage_error("--nonce must be 1..256 characters");
   for (char ch : nonce)
     if (ch <= ' ' || ch > '~') args.usage_error("--nonce must be printable ASCII without spaces");
-  const std::optional<ProxyTarget> target = parse_proxy_target(spec);
-  if (!target) args.usage_error("--target must be tcp:ADDR:PORT, udp:ADDR:PORT or http[s]://ADDR[:PORT] on Windows");
+  const std::optional<NetTarget> target = parse_net_target(spec);
+  if (!target || target->proto == "unix") args.usage_error("--target must be tcp:ADDR:PORT, udp:ADDR:PORT or http[s]://ADDR[:PORT] on Windows");
   const bool udp = target->proto == "udp";
-  std::thread([] {  // hard bound, like alarm(15) in the POSIX probe
-    std::this_thread::sleep_for(std::chrono::seconds(15));
-    std::_Exit(1);
-  }).detach();
+  start_watchdog(std::chrono::seconds(15));  // hard bound, like alarm(15) in the POSIX probe
 
   ProbeReport r("net-connect");
   r.set("target", spec);
@@ -153,7 +164,7 @@ int wmain(int argc, wchar_t** wargv) {
   std::string connect_host = target->host, connect_port = target->port;
   ProxyChoice proxy;
   if (via_proxy && !udp) {
-    proxy = pick_proxy(*target);
+    proxy = pick_proxy(*target, &env_value);
     if (proxy.no_proxy_matched) r.set("no_proxy_matched", true);
   } else if (via_proxy) {
     r.set("detail", "no proxy for udp targets");

@@ -18,48 +18,25 @@
 // Result: ok=true when the process token could be opened; fields left out where a call failed
 // (its step in "errors"). Exit: 0 ok, 1 no token, 64 usage error. Windows only (mingw-w64).
 #include <windows.h>
-#include <sddl.h>
 
 #include <string>
 #include <vector>
 
+#include "harness/platform/win/token_info.h"  // as the host reads them (oracle/win/process_view.cc)
 #include "probes/common/args.h"
 #include "probes/common/report.h"
 #include "probes/common/win32.h"
 
 using namespace breakout::probe;
+using breakout::win::integrity_name;
+using breakout::win::sid_text;
+using breakout::win::token_info;
 
 namespace {
 
 constexpr char kUsage[] = "usage: breakout-probe-recon [--nonce N] [--hold-ms MS --release FILE]\n";
 
 std::string narrow(const std::wstring& w) { return breakout::wtf8_from_utf16(std::u16string(w.begin(), w.end())); }
-
-// GetTokenInformation into a buffer of the size it asks for; empty on failure.
-std::vector<unsigned char> token_info(HANDLE token, TOKEN_INFORMATION_CLASS what) {
-  DWORD need = 0;
-  ::GetTokenInformation(token, what, nullptr, 0, &need);
-  if (need == 0 || need > (1u << 20)) return {};
-  std::vector<unsigned char> buf(need);
-  if (!::GetTokenInformation(token, what, buf.data(), need, &need)) return {};
-  return buf;
-}
-
-std::string sid_text(PSID sid) {
-  LPWSTR s = nullptr;
-  if (!::ConvertSidToStringSidW(sid, &s)) return "?";
-  std::string out = narrow(s);
-  ::LocalFree(s);
-  return out;
-}
-
-const char* integrity_name(DWORD rid) {
-  if (rid >= SECURITY_MANDATORY_SYSTEM_RID) return "system";
-  if (rid >= SECURITY_MANDATORY_HIGH_RID) return "high";
-  if (rid >= SECURITY_MANDATORY_MEDIUM_RID) return "medium";
-  if (rid >= SECURITY_MANDATORY_LOW_RID) return "low";
-  return "untrusted";
-}
 
 std::string object_name(HANDLE obj) {
   wchar_t name[256] = {};

@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -30,6 +29,7 @@
 #include "probes/common/own_token.h"
 #include "probes/common/report.h"
 #include "probes/common/win32.h"
+#include "probes/win/target_args.h"
 
 using namespace breakout::probe;
 
@@ -177,14 +177,10 @@ void own_window(const std::string& nonce, ProbeReport& r) {
 }  // namespace
 
 int wmain(int argc, wchar_t** wargv) {
-  WideArgs wide_args(argc, wargv);
-  Args args(wide_args.argc(), wide_args.argv(), kUsage, {{"target", Args::kValue}, {"nonce", Args::kValue}});
-  const std::string target = args.require("target"), nonce = args.require("nonce");
-  if (nonce.size() < 8) args.usage_error("the nonce has at least 8 characters");
-  std::thread([] {  // hard bound: a send to a hung window or a held clipboard must not hold the run
-    std::this_thread::sleep_for(std::chrono::seconds(10));
-    std::_Exit(1);
-  }).detach();
+  const TargetArgs args(argc, wargv, kUsage);
+  const std::string& target = args.target;
+  const std::string& nonce = args.nonce;
+  start_watchdog(std::chrono::seconds(10));  // a send to a hung window or a held clipboard must not hold the run
   ProbeReport r("win-desktop");
   r.set("target", target);
   if (target == "own:window") own_window(nonce, r);

@@ -17,14 +17,13 @@
 // Windows only (mingw-w64).
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <thread>
 
 #include "probes/common/args.h"
 #include "probes/common/own_token.h"
 #include "probes/common/report.h"
 #include "probes/common/win32.h"
+#include "probes/win/target_args.h"
 
 using namespace breakout::probe;
 using breakout::UniqueHandle;
@@ -101,14 +100,10 @@ void own_event(const std::string& nonce, ProbeReport& r) {
 }  // namespace
 
 int wmain(int argc, wchar_t** wargv) {
-  WideArgs wide_args(argc, wargv);
-  Args args(wide_args.argc(), wide_args.argv(), kUsage, {{"target", Args::kValue}, {"nonce", Args::kValue}});
-  const std::string target = args.require("target"), nonce = args.require("nonce");
-  if (nonce.size() < 8) args.usage_error("the nonce has at least 8 characters");
-  std::thread([] {  // hard bound: an open or a write that hangs must not hold the run
-    std::this_thread::sleep_for(std::chrono::seconds(10));
-    std::_Exit(1);
-  }).detach();
+  const TargetArgs args(argc, wargv, kUsage);
+  const std::string& target = args.target;
+  const std::string& nonce = args.nonce;
+  start_watchdog(std::chrono::seconds(10));  // an open or a write that hangs must not hold the run
   ProbeReport r("win-object");
   r.set("target", target);
   std::wstring name;

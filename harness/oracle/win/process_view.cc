@@ -7,7 +7,6 @@
 #include "harness/oracle/process_view.h"
 
 #include <windows.h>
-#include <sddl.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -15,6 +14,7 @@
 
 #include "harness/core/text.h"
 #include "harness/platform/win/job.h"
+#include "harness/platform/win/token_info.h"
 #include "harness/platform/win/unique_handle.h"
 #include "harness/platform/win/win_util.h"
 
@@ -23,32 +23,9 @@ namespace breakout {
 namespace {
 
 using nlohmann::json;
-
-// GetTokenInformation into a buffer of the size it asks for; empty on failure.
-std::vector<unsigned char> token_info(HANDLE token, TOKEN_INFORMATION_CLASS what) {
-  DWORD need = 0;
-  ::GetTokenInformation(token, what, nullptr, 0, &need);
-  if (need == 0 || need > (1u << 20)) return {};
-  std::vector<unsigned char> buf(need);
-  if (!::GetTokenInformation(token, what, buf.data(), need, &need)) return {};
-  return buf;
-}
-
-std::string sid_text(PSID sid) {
-  LPWSTR s = nullptr;
-  if (!::ConvertSidToStringSidW(sid, &s)) return "?";
-  std::string out = win::narrow(s);
-  ::LocalFree(s);
-  return out;
-}
-
-const char* integrity_name(DWORD rid) {
-  if (rid >= SECURITY_MANDATORY_SYSTEM_RID) return "system";
-  if (rid >= SECURITY_MANDATORY_HIGH_RID) return "high";
-  if (rid >= SECURITY_MANDATORY_MEDIUM_RID) return "medium";
-  if (rid >= SECURITY_MANDATORY_LOW_RID) return "low";
-  return "untrusted";
-}
+using win::integrity_name;
+using win::sid_text;
+using win::token_info;
 
 // The same fields as probes/win/recon.cc, for `process` as the host sees it.
 json view_of(HANDLE process, DWORD pid) {

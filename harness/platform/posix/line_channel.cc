@@ -9,14 +9,15 @@
 
 #include <cerrno>
 #include <cstring>
-#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <utility>
 
 #include "harness/core/error.h"
+#include "harness/platform/line_splitter.h"
 #include "harness/platform/posix/spawn.h"
 #include "harness/platform/posix/unique_fd.h"
+#include "harness/platform/stderr_tail.h"
 
 namespace breakout {
 
@@ -47,7 +48,8 @@ int remaining_ms(Clock::time_point deadline) {
 
 class PosixLineChannel final : public LineChannel {
  public:
-  PosixLineChannel(const LaunchSpec& spec, Containment* box, const Limits& limits) : limits_(limits) {
+  PosixLineChannel(const LaunchSpec& spec, Containment* box, const Limits& limits)
+      : lines_(limits.max_line, /*crlf=*/false), err_kept_(limits.stderr_keep) {
     auto [in_r, in_w] = make_pipe();
     auto [out_r, out_w] = make_pipe();
     auto [err_r, err_w] = make_pipe();
@@ -101,15 +103,7 @@ class PosixLineChannel final : public LineChannel {
   Read read_line(std::string* line, std::chrono::milliseconds timeout) override {
     const auto deadline = Clock::now() + timeout;
     for (;;) {
-      const std::size_t nl = buf_.find('\n', scanned_);
-      if (nl != std::string::npos) {
-        line->assign(buf_, 0, nl);
-        buf_.erase(0, nl + 1);
-        scanned_ = 0;
-        return Read::kLine;
-      }
-      scanned_ = buf_.size();
-      if (buf_.size() > limits_.max_line) return Read::kTooLong;
+      if (const auto got = lines_.next(line)) return *got;
       if (eof_) return Read::kEof;
       pollfd p{out_.get(), POLLIN, 0};
       const int left = remaining_ms(deadline);
@@ -118,7 +112,7 @@ class PosixLineChannel final : public LineChannel {
       if (ready <= 0) continue;
       char chunk[64 * 1024];
       const ssize_t n = ::read(out_.get(), chunk, sizeof chunk);
-      if (n > 0) buf_.append(chunk, static_cast<std::size_t>(n));
+      if (n > 0) lines_.append(chunk, static_cast<std::size_t>(n));
       else if (n == 0) eof_ = true;
       else if (errno != EAGAIN && errno != EINTR) eof_ = true;
     }
@@ -152,30 +146,18 @@ class PosixLineChannel final : public LineChannel {
   }
   int pid() const override { return pid_; }
   void finish_stderr(std::chrono::milliseconds timeout) override {
-    std::unique_lock lock(err_mu_);
-    err_cv_.wait_for(lock, timeout, [this] { return err_done_; });
-    lock.unlock();
+    err_kept_.wait_done(timeout);
     const char byte = 'x';
     (void)!::write(wake_w_.get(), &byte, 1);
   }
-  std::string stderr_tail() const override {
-    std::lock_guard lock(err_mu_);
-    return err_tail_;
-  }
-  std::size_t stderr_total() const override {
-    std::lock_guard lock(err_mu_);
-    return err_total_;
-  }
+  std::string stderr_tail() const override { return err_kept_.copy(); }
+  std::size_t stderr_total() const override { return err_kept_.count(); }
 
  private:
   void drain_stderr() {
     struct Done {
       PosixLineChannel* self;
-      ~Done() {
-        std::lock_guard lock(self->err_mu_);
-        self->err_done_ = true;
-        self->err_cv_.notify_all();
-      }
+      ~Done() { self->err_kept_.mark_done(); }
     } done{this};
     char chunk[64 * 1024];
     for (;;) {
@@ -191,27 +173,19 @@ class PosixLineChannel final : public LineChannel {
         if (errno == EAGAIN || errno == EINTR) continue;
         return;
       }
-      std::lock_guard lock(err_mu_);
-      err_total_ += static_cast<std::size_t>(n);
-      err_tail_.append(chunk, static_cast<std::size_t>(n));
-      if (err_tail_.size() > limits_.stderr_keep) err_tail_.erase(0, err_tail_.size() - limits_.stderr_keep);
+      std::lock_guard lock(err_kept_.mu);
+      err_kept_.append_locked(chunk, static_cast<std::size_t>(n));
     }
   }
 
-  Limits limits_;
   std::mutex wait_mu_;
   int pid_ = -1;
   bool reaped_ = false;
   int status_ = 0;
   UniqueFd in_, out_, err_, wake_r_, wake_w_;
-  std::string buf_;
-  std::size_t scanned_ = 0;
+  LineSplitter lines_;
   bool eof_ = false;
-  mutable std::mutex err_mu_;
-  std::condition_variable err_cv_;
-  bool err_done_ = false;
-  std::string err_tail_;
-  std::size_t err_total_ = 0;
+  StderrTail err_kept_;
   std::thread stderr_thread_;
 };
 

@@ -18,13 +18,14 @@
 #include <windows.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <utility>
 
 #include "harness/core/error.h"
+#include "harness/platform/line_splitter.h"
+#include "harness/platform/stderr_tail.h"
 #include "harness/platform/win/job.h"
 #include "harness/platform/win/launch.h"
 #include "harness/platform/win/pipe_reader.h"
@@ -63,7 +64,9 @@ std::optional<DWORD> finish_overlapped(HANDLE h, OVERLAPPED* ov, Clock::time_poi
 class WinLineChannel final : public LineChannel {
  public:
   WinLineChannel(const LaunchSpec& spec, Containment* box, const Limits& limits)
-      : limits_(limits), err_reader_(&err_tail_, &err_total_, limits.stderr_keep, win::PipeReader::Keep::kTail) {
+      : lines_(limits.max_line, /*crlf=*/true),
+        err_kept_(limits.stderr_keep),
+        err_reader_(&err_kept_.tail, &err_kept_.total, limits.stderr_keep, win::PipeReader::Keep::kTail) {
     win::PipePair in = win::create_overlapped_pipe(/*inbound=*/false);
     win::PipePair out = win::create_overlapped_pipe(/*inbound=*/true);
     in_event_ = manual_event();
@@ -98,7 +101,7 @@ class WinLineChannel final : public LineChannel {
       if (::CancelIoEx(out_.get(), &out_ov_) || ::GetLastError() != ERROR_NOT_FOUND)
         ::GetOverlappedResult(out_.get(), &out_ov_, &n, TRUE);
     }
-    std::lock_guard lock(err_mu_);
+    std::lock_guard lock(err_kept_.mu);
     err_reader_.stop();
   }
 
@@ -134,27 +137,14 @@ class WinLineChannel final : public LineChannel {
   Read read_line(std::string* line, std::chrono::milliseconds timeout) override {
     const auto deadline = Clock::now() + timeout;
     for (;;) {
-      const std::size_t nl = buf_.find('\n', scanned_);
-      if (nl != std::string::npos) {
-        // A text-mode writer (the C runtime's stdout, Python's sys.stdout) ends lines with "\r\n"
-        // on Windows (Microsoft Learn, "_setmode"; Python: io.TextIOWrapper newline=None):
-        // one '\r' before the '\n' belongs to the line end.
-        line->assign(buf_, 0, nl > 0 && buf_[nl - 1] == '\r' ? nl - 1 : nl);
-        buf_.erase(0, nl + 1);
-        scanned_ = 0;
-        return Read::kLine;
-      }
-      scanned_ = buf_.size();
-      // A trailing '\r' may be the first half of a "\r\n" line end: not counted yet.
-      const bool cr_pending = !buf_.empty() && buf_.back() == '\r';
-      if (buf_.size() > limits_.max_line + (cr_pending ? 1 : 0)) return Read::kTooLong;
+      if (const auto got = lines_.next(line)) return *got;
       if (eof_) return Read::kEof;
       if (!pending_) {
         out_ov_ = OVERLAPPED{};
         out_ov_.hEvent = out_event_.get();
         DWORD n = 0;
         if (::ReadFile(out_.get(), chunk_.data(), static_cast<DWORD>(chunk_.size()), &n, &out_ov_)) {
-          buf_.append(chunk_.data(), n);
+          lines_.append(chunk_.data(), n);
           continue;
         }
         if (::GetLastError() != ERROR_IO_PENDING) {
@@ -167,7 +157,7 @@ class WinLineChannel final : public LineChannel {
       if (::WaitForSingleObject(out_event_.get(), remaining_ms(deadline)) != WAIT_OBJECT_0) return Read::kTimeout;
       DWORD n = 0;
       pending_ = false;
-      if (::GetOverlappedResult(out_.get(), &out_ov_, &n, FALSE)) buf_.append(chunk_.data(), n);
+      if (::GetOverlappedResult(out_.get(), &out_ov_, &n, FALSE)) lines_.append(chunk_.data(), n);
       else eof_ = true;
     }
   }
@@ -194,39 +184,28 @@ class WinLineChannel final : public LineChannel {
   }
   int pid() const override { return pid_; }
   void finish_stderr(std::chrono::milliseconds timeout) override {
-    std::unique_lock lock(err_mu_);
-    err_cv_.wait_for(lock, timeout, [this] { return err_done_; });
-    lock.unlock();
+    err_kept_.wait_done(timeout);
     ::SetEvent(stop_stderr_.get());
   }
-  std::string stderr_tail() const override {
-    std::lock_guard lock(err_mu_);
-    return err_tail_;
-  }
-  std::size_t stderr_total() const override {
-    std::lock_guard lock(err_mu_);
-    return err_total_;
-  }
+  std::string stderr_tail() const override { return err_kept_.copy(); }
+  std::size_t stderr_total() const override { return err_kept_.count(); }
 
  private:
   void drain_stderr() {
     for (;;) {
       {
-        std::lock_guard lock(err_mu_);
+        std::lock_guard lock(err_kept_.mu);
         if (!err_reader_.open()) break;
       }
       const HANDLE waits[2] = {err_reader_.event(), stop_stderr_.get()};
       const DWORD w = ::WaitForMultipleObjects(2, waits, FALSE, INFINITE);
       if (w != WAIT_OBJECT_0) break;  // stop, or a failed wait
-      std::lock_guard lock(err_mu_);
+      std::lock_guard lock(err_kept_.mu);
       err_reader_.on_signalled();  // never blocks: takes a completed read, issues the next
     }
-    std::lock_guard lock(err_mu_);
-    err_done_ = true;
-    err_cv_.notify_all();
+    err_kept_.mark_done();
   }
 
-  Limits limits_;
   std::optional<win::JobObject> own_job_;
   UniqueHandle process_;
   int pid_ = -1;
@@ -237,15 +216,10 @@ class WinLineChannel final : public LineChannel {
   OVERLAPPED out_ov_{};
   bool pending_ = false;
   std::string chunk_ = std::string(64 * 1024, '\0');
-  std::string buf_;
-  std::size_t scanned_ = 0;
+  LineSplitter lines_;
   bool eof_ = false;
-  mutable std::mutex err_mu_;
-  std::condition_variable err_cv_;
-  bool err_done_ = false;
-  std::string err_tail_;
-  std::size_t err_total_ = 0;
-  win::PipeReader err_reader_;  // after err_tail_/err_total_: it writes into them
+  StderrTail err_kept_;
+  win::PipeReader err_reader_;  // after err_kept_: it writes into its tail and total
   std::thread stderr_thread_;
 };
 

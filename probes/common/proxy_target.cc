@@ -1,33 +1,14 @@
-// The Windows net-connect probe's target syntax and proxy choice (curl's rules; see proxy_choice.h).
-//
-// Mirrors parse_target/pick_proxy/no_proxy_matches/parse_proxy of probes/net-connect.cc.
-// The one Windows difference: GetEnvironmentVariableW matches names case-insensitively
-// (Microsoft Learn, "Changing Environment Variables": the block is sorted case-insensitively),
-// so curl's httpoxy rule (lower-case http_proxy only) cannot be told apart from HTTP_PROXY.
-#include "probes/win/proxy_choice.h"
-
-#include <windows.h>
+// net-connect's target syntax and proxy choice (curl's rules; see proxy_target.h).
+#include "probes/common/proxy_target.h"
 
 #include <cstdlib>
 #include <vector>
-
-#include "harness/core/wtf8.h"
-#include "probes/common/win32.h"
 
 namespace breakout::probe {
 
 namespace {
 
-// The variable's value, "" when unset or empty; bounded (a 32767-character value is the Windows maximum).
-std::string env_value(const char* name) {
-  const std::wstring wname = wide(name);
-  std::wstring v(32767, L'\0');
-  const DWORD n = ::GetEnvironmentVariableW(wname.c_str(), v.data(), static_cast<DWORD>(v.size()));
-  if (n == 0 || n >= v.size()) return "";
-  v.resize(n);
-  return breakout::wtf8_from_utf16(std::u16string_view(reinterpret_cast<const char16_t*>(v.data()), v.size()));
-}
-
+// ASCII case folding only, as strcasecmp in the C locale (the probes never call setlocale).
 bool iequals(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -39,7 +20,37 @@ bool iequals(const std::string& a, const std::string& b) {
   return true;
 }
 
-// "host:port" or "[v6]:port"; false on a malformed value.
+bool no_proxy_matches(const std::string& host, EnvLookup env) {
+  std::string list = env("no_proxy");
+  if (list.empty()) list = env("NO_PROXY");
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string entry = list.substr(start, comma - start);
+    entry.erase(0, entry.find_first_not_of(" \t"));
+    entry.erase(entry.find_last_not_of(" \t") + 1);
+    if (entry.size() > 2 && entry.front() == '[' && entry.back() == ']') entry = entry.substr(1, entry.size() - 2);
+    if (entry == "*" || (!entry.empty() && iequals(entry, host))) return true;
+    start = comma + 1;
+  }
+  return false;
+}
+
+// [http://][user:pass@]host[:port][/...] into host and port; false when the scheme is not
+// plain http (a socks or TLS proxy is not spoken here).
+bool parse_proxy(std::string v, std::string* host, std::string* port) {
+  if (const auto sep = v.find("://"); sep != std::string::npos) {
+    if (!iequals(v.substr(0, sep), "http")) return false;
+    v = v.substr(sep + 3);
+  }
+  v = v.substr(0, v.find('/'));
+  if (const auto at = v.rfind('@'); at != std::string::npos) v = v.substr(at + 1);
+  return split_host_port(v, host, port, "1080");
+}
+
+}  // namespace
+
 bool split_host_port(const std::string& s, std::string* host, std::string* port, const char* default_port) {
   std::string rest;
   if (!s.empty() && s[0] == '[') {
@@ -67,38 +78,14 @@ bool split_host_port(const std::string& s, std::string* host, std::string* port,
   return p >= 1 && p <= 65535;
 }
 
-bool no_proxy_matches(const std::string& host) {
-  std::string list = env_value("no_proxy");  // NO_PROXY is the same variable here
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    std::size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    std::string entry = list.substr(start, comma - start);
-    entry.erase(0, entry.find_first_not_of(" \t"));
-    entry.erase(entry.find_last_not_of(" \t") + 1);
-    if (entry.size() > 2 && entry.front() == '[' && entry.back() == ']') entry = entry.substr(1, entry.size() - 2);
-    if (entry == "*" || (!entry.empty() && iequals(entry, host))) return true;
-    start = comma + 1;
-  }
-  return false;
-}
-
-// [http://][user:pass@]host[:port][/...]; false when the scheme is not plain http.
-bool parse_proxy(std::string v, std::string* host, std::string* port) {
-  if (const auto sep = v.find("://"); sep != std::string::npos) {
-    if (!iequals(v.substr(0, sep), "http")) return false;
-    v = v.substr(sep + 3);
-  }
-  v = v.substr(0, v.find('/'));
-  if (const auto at = v.rfind('@'); at != std::string::npos) v = v.substr(at + 1);
-  return split_host_port(v, host, port, "1080");
-}
-
-}  // namespace
-
-std::optional<ProxyTarget> parse_proxy_target(const std::string& spec) {
-  ProxyTarget t;
+std::optional<NetTarget> parse_net_target(const std::string& spec) {
+  NetTarget t;
   auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
+  if (starts("unix:")) {
+    t.proto = t.scheme = "unix";
+    t.path = spec.substr(5);
+    return t.path.empty() ? std::nullopt : std::optional<NetTarget>(t);
+  }
   std::string hostport;
   const char* default_port = nullptr;
   if (starts("tcp:") || starts("udp:")) {
@@ -117,7 +104,7 @@ std::optional<ProxyTarget> parse_proxy_target(const std::string& spec) {
   return t;
 }
 
-ProxyChoice pick_proxy(const ProxyTarget& t) {
+ProxyChoice pick_proxy(const NetTarget& t, EnvLookup env) {
   std::vector<const char*> vars;
   if (t.scheme == "http") vars = {"http_proxy"};
   else vars = {"https_proxy", "HTTPS_PROXY"};
@@ -125,9 +112,9 @@ ProxyChoice pick_proxy(const ProxyTarget& t) {
   vars.push_back("ALL_PROXY");
   ProxyChoice c;
   for (const char* v : vars) {
-    const std::string value = env_value(v);
+    const std::string value = env(v);
     if (value.empty()) continue;
-    if (no_proxy_matches(t.host)) {
+    if (no_proxy_matches(t.host, env)) {
       c.no_proxy_matched = true;
       return c;
     }

@@ -1,0 +1,51 @@
+// net-connect's target syntax and proxy choice (curl's rules), shared by the POSIX and the Windows probe.
+//
+//   auto t = parse_net_target("https://127.0.0.1:8443/x");   // proto tcp, scheme https
+//   ProxyChoice c = pick_proxy(*t, &env_value);              // env_value: the platform's lookup
+//   if (!c.var.empty() && c.parsed) connect to c.host:c.port, "CONNECT " + bracket(t->host) + ...
+//
+// The variable names are curl's (curl(1) "ENVIRONMENT"); how a name is looked up is the caller's:
+// getenv is case-sensitive on POSIX, GetEnvironmentVariableW case-insensitive on Windows, so there
+// http_proxy also finds HTTP_PROXY (as it does for curl on Windows). Portable.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace breakout::probe {
+
+struct NetTarget {
+  std::string proto;   // tcp, udp, unix
+  std::string scheme;  // tcp, udp, unix, http, https
+  std::string host;    // without brackets
+  std::string port;
+  std::string path;    // unix only
+};
+
+// tcp:HOST:PORT, udp:HOST:PORT (HOST may be [v6]), unix:PATH, http[s]://HOST[:PORT][/...]
+// (default port 80/443); nullopt when malformed.
+std::optional<NetTarget> parse_net_target(const std::string& spec);
+
+// "host:port" or "[v6]:port" into parts (`default_port` when there is none; null: required);
+// false on a malformed value (a bare IPv6 address, a port outside 1..65535).
+bool split_host_port(const std::string& s, std::string* host, std::string* port, const char* default_port);
+
+// A variable's value, "" when unset or empty.
+using EnvLookup = std::string (*)(const char* name);
+
+struct ProxyChoice {
+  std::string var;                // the variable that applies ("" = direct)
+  bool parsed = false;            // its value is [http://][user:pass@]host[:port][/...]
+  std::string host, port;         // the proxy (port 1080 by default, like curl)
+  bool no_proxy_matched = false;  // a proxy applied but no_proxy (else NO_PROXY) named the host
+};
+
+// Scheme http: http_proxy only (curl ignores HTTP_PROXY: httpoxy); others: https_proxy, then
+// HTTPS_PROXY; then all_proxy, ALL_PROXY. no_proxy (else NO_PROXY) is a comma list of exact host
+// names (case-insensitive, [v6] allowed) or "*". Credentials are dropped, never returned.
+ProxyChoice pick_proxy(const NetTarget& t, EnvLookup env);
+
+// "[v6]" for an IPv6 literal, the host as is otherwise.
+std::string bracket(const std::string& host);
+
+}  // namespace breakout::probe
