@@ -24,18 +24,26 @@ TreeRoots placeholder_roots() {
 
 namespace {
 
+// The first entry of `list` that `path` lies within (nullptr: none). The write and read
+// rules below are decided by it alone; the sentence is built from it only when asked for.
+const fs::path* first_within(const fs::path& path, const std::vector<fs::path>& list) {
+  for (const auto& entry : list)
+    if (path_within(path, entry)) return &entry;
+  return nullptr;
+}
+
+Expected write_rule(const fs::path* writable_root) { return writable_root ? Expected::kAllowed : Expected::kDenied; }
+Expected read_rule(const fs::path* deny_entry) { return deny_entry ? Expected::kDenied : Expected::kAllowed; }
+
 Expectation expect_write(const fs::path& path, const ResolvedPolicy& r) {
-  for (const auto& root : r.writable)
-    if (path_within(path, root))
-      return {Expected::kAllowed, "inside writable root " + root.filename().string()};
-  return {Expected::kDenied, "outside every writable root (workspace and writable_roots)"};
+  const fs::path* root = first_within(path, r.writable);
+  return {write_rule(root), root ? "inside writable root " + root->filename().string()
+                                 : "outside every writable root (workspace and writable_roots)"};
 }
 
 Expectation expect_read(const fs::path& path, const ResolvedPolicy& r) {
-  for (const auto& denied : r.deny_read)
-    if (path_within(path, denied))
-      return {Expected::kDenied, "under deny_read entry " + denied.string()};
-  return {Expected::kAllowed, "not under any deny_read entry"};
+  const fs::path* denied = first_within(path, r.deny_read);
+  return {read_rule(denied), denied ? "under deny_read entry " + denied->string() : "not under any deny_read entry"};
 }
 
 // The spawner's fs API (docs/drivers.md, capability fs) works for the sandbox on
@@ -122,6 +130,17 @@ Expectation expect_fs(AttemptClass klass, const fs::path& path, const ResolvedPo
     case AttemptClass::kRealHomeWrite: return expect_write(path, r);  // the real HOME changes where the tree is, not the rule
     case AttemptClass::kFsRead:
     case AttemptClass::kRealHomeRead: return expect_read(path, r);
+    default: break;
+  }
+  throw Error("[bad-class] " + std::string(to_string(klass)) + " is not an fs-write or fs-read class");
+}
+
+Expected expected_fs(AttemptClass klass, const fs::path& path, const ResolvedPolicy& r) {
+  switch (klass) {
+    case AttemptClass::kFsWrite:
+    case AttemptClass::kRealHomeWrite: return write_rule(first_within(path, r.writable));
+    case AttemptClass::kFsRead:
+    case AttemptClass::kRealHomeRead: return read_rule(first_within(path, r.deny_read));
     default: break;
   }
   throw Error("[bad-class] " + std::string(to_string(klass)) + " is not an fs-write or fs-read class");

@@ -36,6 +36,9 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
 // path classifier calls it per resolved path instead of resolving the policy again.
 // Throws Error("[bad-class] ...") for any other class.
 Expectation expect_fs(AttemptClass klass, const std::filesystem::path& path, const ResolvedPolicy& r);
+// expect_fs(...).value without building the sentence: paths::classify asks it for every
+// path it classifies (policy_model_fuzzer, path_model_fuzzer) and never reads the why.
+Expected expected_fs(AttemptClass klass, const std::filesystem::path& path, const ResolvedPolicy& r);
 
 // Host objects ("ipc:<name>", model/host_object.h): the harness's own are denied
 // under every policy, the probe's own ("own-…", "workspace-file") allowed; the

@@ -47,8 +47,8 @@ Classified classify(const fs::path& resolved, const std::string& object, const R
       !resolved.empty() && resolved.native().front() == '/' && is_lexically_normal(resolved);
   const fs::path renormalised = normal_already ? fs::path() : resolve_policy_path(resolved.string(), roots);
   const fs::path& normal = normal_already ? resolved : renormalised;
-  c.write = expect_fs(AttemptClass::kFsWrite, normal, r).value;
-  c.read = expect_fs(AttemptClass::kFsRead, normal, r).value;
+  c.write = expected_fs(AttemptClass::kFsWrite, normal, r);
+  c.read = expected_fs(AttemptClass::kFsRead, normal, r);
   return c;
 }
 

@@ -1,6 +1,7 @@
 // Expectations come from the policy alone: writable roots, deny-read paths, network mode, env rules.
 #include <gtest/gtest.h>
 
+#include "harness/core/error.h"
 #include "harness/model/expectation.h"
 
 using namespace breakout;
@@ -45,6 +46,22 @@ TEST(Expectation, ReadsDeniedOnlyUnderDenyRead) {
   EXPECT_EQ(exp(AttemptClass::kFsRead, "fs:~/.kube/config", p), Expected::kDenied);
   EXPECT_EQ(exp(AttemptClass::kFsRead, "fs:~/.sshx", p), Expected::kAllowed);
   EXPECT_EQ(exp(AttemptClass::kFsRead, "fs:sibling/notes.txt", p), Expected::kAllowed);
+}
+
+// The classifier's value-only answer (expected_fs) is expect_fs without the sentence: the
+// same value for every class it takes, inside, outside and at the edge of each list.
+TEST(Expectation, ValueOnlyAnswerAgreesWithTheExplainedOne) {
+  const Policy p = base_policy(NetworkMode::kNone);
+  const TreeRoots roots = placeholder_roots();
+  const ResolvedPolicy r = resolve(p, roots);
+  for (const char* t : {"workspace/a", "extra/deep/a", "extra", "sibling/a", "~/.ssh", "~/.ssh/id_ed25519", "~/.sshx",
+                        "~/.kube/config", "parent/a", "/elsewhere"}) {
+    const auto path = resolve_policy_path(t, roots);
+    for (const AttemptClass c : {AttemptClass::kFsWrite, AttemptClass::kFsRead, AttemptClass::kRealHomeWrite,
+                                 AttemptClass::kRealHomeRead})
+      EXPECT_EQ(expected_fs(c, path, r), expect_fs(c, path, r).value) << t << " " << to_string(c);
+  }
+  EXPECT_THROW((void)expected_fs(AttemptClass::kLifetime, "/x", r), Error);
 }
 
 TEST(Expectation, SyscallAbiWritesFollowTheWriteRule) {
