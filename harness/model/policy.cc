@@ -104,8 +104,7 @@ Policy load_policy_file(const fs::path& file) {
 
 namespace {
 
-constexpr bool kPosixPaths = fs::path::preferred_separator == '/';
-
+#ifndef _WIN32
 // fs::path::lexically_normal() ([fs.path.generic] normal form) computed over a POSIX string:
 // the result as one string, where lexically_normal builds a path element by element (an
 // allocation per element under ASan: resolve_policy_path dominated policy_model_fuzzer,
@@ -148,6 +147,7 @@ std::string lexically_normal_posix(std::string_view s) {
   if (trailing && names > dotdots) out += '/';  // never after a last ".."
   return out;
 }
+#endif  // Windows paths keep fs::path::lexically_normal (native() is a wide string there)
 
 }  // namespace
 
@@ -157,14 +157,15 @@ fs::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots
   // one, and rest ([fs.path.append]).
   auto under = [](const fs::path& base, std::string_view rest) -> fs::path {
     if (rest.empty()) return base;
-    if constexpr (kPosixPaths) {
-      if (rest.front() == '/') return fs::path(lexically_normal_posix(rest));
-      std::string joined = base.native();
-      if (!joined.empty() && joined.back() != '/') joined += '/';
-      joined.append(rest);
-      return fs::path(lexically_normal_posix(joined));
-    }
+#ifndef _WIN32
+    if (rest.front() == '/') return fs::path(lexically_normal_posix(rest));
+    std::string joined = base.native();
+    if (!joined.empty() && joined.back() != '/') joined += '/';
+    joined.append(rest);
+    return fs::path(lexically_normal_posix(joined));
+#else
     return (base / fs::path(rest)).lexically_normal();
+#endif
   };
   auto tail = [&](std::string_view prefix) -> std::optional<std::string_view> {
     std::string_view s = symbolic;
@@ -174,8 +175,11 @@ fs::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots
     return std::nullopt;
   };
   if (!symbolic.empty() && symbolic[0] == '/') {
-    if constexpr (kPosixPaths) return fs::path(lexically_normal_posix(symbolic));
+#ifndef _WIN32
+    return fs::path(lexically_normal_posix(symbolic));
+#else
     return fs::path(symbolic).lexically_normal();
+#endif
   }
   if (auto r = tail("~")) return under(roots.home, *r);
   if (auto r = tail("workspace")) return under(roots.workspace, *r);
@@ -187,8 +191,11 @@ fs::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots
 }
 
 bool is_lexically_normal(const fs::path& p) {
-  if constexpr (kPosixPaths) return lexically_normal_posix(p.native()) == p.native();
+#ifndef _WIN32
+  return lexically_normal_posix(p.native()) == p.native();
+#else
   return p.lexically_normal().native() == p.native();
+#endif
 }
 
 ResolvedPolicy resolve(const Policy& policy, const TreeRoots& roots) {
