@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <utility>
 #include <climits>
 #include <cstdlib>
 #include <cstdio>
@@ -39,15 +40,22 @@ namespace {
 
 constexpr const char* kGen = "gen";
 
-// Opens the directory at absolute `path` one component at a time, so its length may pass PATH_MAX.
-UniqueFd open_dir_walking(const std::string& path) {
-  UniqueFd cur(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
-  std::size_t i = 0;
-  while (cur.get() >= 0 && i < path.size()) {
-    const std::size_t j = std::min(path.find('/', i), path.size());
-    if (j > i) cur.reset(::openat(cur.get(), path.substr(i, j - i).c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+// Opens the directories named by `rel` below `start`, one name at a time and refusing symlinks
+// (O_NOFOLLOW), so the whole may pass PATH_MAX; empty names ("a//b", a leading '/') are skipped.
+// -1 with errno when a name cannot be opened.
+UniqueFd walk_names(UniqueFd start, const std::string& rel) {
+  UniqueFd cur = std::move(start);
+  for (std::size_t i = 0; cur.get() >= 0 && i < rel.size();) {
+    const std::size_t j = std::min(rel.find('/', i), rel.size());
+    if (j > i) cur.reset(::openat(cur.get(), rel.substr(i, j - i).c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     i = j + 1;
   }
+  return cur;
+}
+
+// Opens the directory at absolute `path` one component at a time, so its length may pass PATH_MAX.
+UniqueFd open_dir_walking(const std::string& path) {
+  UniqueFd cur = walk_names(UniqueFd(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)), path);
   if (cur.get() < 0) throw_errno("[path-tree] open " + path.substr(0, 200));
   return cur;
 }
@@ -61,13 +69,7 @@ int open_dir_below(int dirfd, const std::string& rel) {
   how.resolve = RESOLVE_NO_SYMLINKS;
   const long fd = ::syscall(SYS_openat2, dirfd, rel.c_str(), &how, sizeof how);
   if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
-  UniqueFd cur(::fcntl(dirfd, F_DUPFD_CLOEXEC, 0));
-  for (std::size_t i = 0; cur.get() >= 0 && i < rel.size();) {
-    const std::size_t j = std::min(rel.find('/', i), rel.size());
-    cur.reset(::openat(cur.get(), rel.substr(i, j - i).c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    i = j + 1;
-  }
-  return cur.release();
+  return walk_names(UniqueFd(::fcntl(dirfd, F_DUPFD_CLOEXEC, 0)), rel).release();
 }
 
 // Removes `name` under `dirfd` recursively without following symlinks (depth unbounded by PATH_MAX).
