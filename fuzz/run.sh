@@ -21,6 +21,19 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 artifacts="${BREAKOUT_FUZZ_ARTIFACTS:-$(mktemp -d -t breakout-fuzz-artifacts.XXXXXX)}"
 mkdir -p "$artifacts"
+work=""
+keep_artifacts=0
+# Whatever ends the run (a clean finish, a find, an error, Ctrl-C, SIGTERM), the new-inputs dir
+# goes, and so does a temp artifacts dir unless a find is kept in it (interrupted runs used to
+# leave both behind). bash runs these traps once the foreground fuzzer has returned: its runs are
+# bounded by -max_total_time, and Ctrl-C reaches it too (same process group) and stops it at once.
+cleanup() {
+  [ -n "$work" ] && rm -rf "$work"
+  if [ -z "${BREAKOUT_FUZZ_ARTIFACTS:-}" ] && [ "$keep_artifacts" = 0 ]; then rm -rf "$artifacts"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 rows=()
 newdir_base="${BREAKOUT_FUZZ_TMPDIR:-}"
 if [ -z "$newdir_base" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then newdir_base=/dev/shm; fi
@@ -56,11 +69,15 @@ for t in "${targets[@]}"; do
   echo "== fuzz $thing: ${seconds}s =="
   timer=()
   [ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%U %S' -o "$artifacts/$thing.cpu")
-  if ! ASAN_OPTIONS="$asan" "${timer[@]}" "$bin" "${opts[@]}" -dict="$root/fuzz/${thing}_fuzzer.dict" -max_total_time="$seconds" \
-       -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$artifacts/$thing-" \
-       "$work" "${seeds[@]}" >"$log" 2>&1; then
+  rc=0
+  ASAN_OPTIONS="$asan" "${timer[@]}" "$bin" "${opts[@]}" -dict="$root/fuzz/${thing}_fuzzer.dict" -max_total_time="$seconds" \
+    -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="$artifacts/$thing-" \
+    "$work" "${seeds[@]}" >"$log" 2>&1 || rc=$?
+  # 72 is libFuzzer's -interrupted_exitcode: it caught the Ctrl-C itself (so bash saw no signal).
+  if [ "$rc" = 72 ]; then echo "fuzz: $thing interrupted" >&2; exit 130; fi
+  if [ "$rc" != 0 ]; then
     tail -n 60 "$log" >&2
-    rm -rf "$work"  # the reproducer is in $artifacts; the new inputs would only fill tmpfs
+    keep_artifacts=1
     echo "fuzz: $thing FAILED; reproducer(s): $(ls "$artifacts"/"$thing"-* 2>/dev/null | tr '\n' ' ')" >&2
     exit 1
   fi
@@ -74,10 +91,10 @@ for t in "${targets[@]}"; do
   fi
   rows+=("$(printf '| %-22s | %10s | %8s | %6s | %10s |' "${thing}_fuzzer" "$execs" "$rate" "$cpu" "$cpu_rate")")
   rm -rf "$work"
+  work=""
 done
 printf '| %-22s | %10s | %8s | %6s | %10s |\n|%s|%s|%s|%s|%s|\n' target executions exec/s "CPU s" "exec/CPU s" \
   "------------------------" "------------" "----------" "--------" "------------"
 printf '%s\n' "${rows[@]}"
-# A clean run leaves nothing behind: the temp artifacts dir holds only logs then (a find exits
-# above and keeps its reproducer there). A caller's BREAKOUT_FUZZ_ARTIFACTS stays.
-[ -n "${BREAKOUT_FUZZ_ARTIFACTS:-}" ] || rm -rf "$artifacts"
+# A clean run leaves nothing behind (cleanup, above): the temp artifacts dir holds only logs then;
+# a find exits above and keeps its reproducer there. A caller's BREAKOUT_FUZZ_ARTIFACTS stays.
