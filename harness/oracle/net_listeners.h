@@ -54,8 +54,10 @@ class NonceListeners {
                 std::chrono::milliseconds max_wait) const;
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  struct Shared;                // endpoint table and nonce book, portable (oracle/endpoint_table.h)
+  struct Impl;                  // the platform's sockets and reader thread (oracle/posix, oracle/win)
+  std::unique_ptr<Shared> shared_;
+  std::unique_ptr<Impl> impl_;  // after shared_, so destroyed first: its thread records into shared_->book
 };
 
 // A unix-socket listener at a path (used per attempt inside the workspace: the

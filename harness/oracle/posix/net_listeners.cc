@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "harness/core/error.h"
+#include "harness/oracle/endpoint_table.h"
 #include "harness/oracle/nonce_book.h"
 #include "harness/platform/netns.h"
 
@@ -40,7 +41,8 @@ bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
 class Engine {
  public:
-  Engine() : wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  // Records into `book`, which must outlive the engine (its thread stops in ~Engine).
+  explicit Engine(NonceBook& book) : wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)), book_(book) {
     if (wake_fd_ < 0) throw_errno("nonce listener: eventfd");
   }
   ~Engine() {
@@ -63,11 +65,6 @@ class Engine {
     do n = ::write(wake_fd_, &one, sizeof one);
     while (n < 0 && errno == EINTR);
     thread_.join();
-  }
-
-  std::set<std::string> received(const std::string& nonce) const { return book_.received(nonce); }
-  bool wait_for(const std::string& nonce, const std::string* endpoint, std::chrono::milliseconds max_wait) const {
-    return book_.wait_for(nonce, endpoint, max_wait);
   }
 
  private:
@@ -197,7 +194,7 @@ class Engine {
   int wake_fd_ = -1;
   std::vector<Listener> listeners_;
   std::thread thread_;
-  NonceBook book_;
+  NonceBook& book_;
 };
 
 std::string errno_text(const std::string& step) { return step + ": " + std::strerror(errno); }
@@ -263,20 +260,22 @@ std::optional<std::string> host_address(int family, std::string* why) {
 // ---------------------------------------------------------------------------
 
 struct NonceListeners::Impl {
+  explicit Impl(NonceBook& book) : engine(book) {}
   Engine engine;
-  std::map<std::string, Endpoint> endpoints;
-  std::map<std::string, std::string> skipped;
 
-  // Binds `fd` (or a new socket) to addr:0 and registers it; on failure the
-  // endpoint is recorded as skipped with the reason.
-  void add(const std::string& name, int family, int type, const std::string& addr, bool loopback, int fd = -2) {
+  // Binds `fd` (or a new socket) to addr:0, registers it and records it in `table`; on
+  // failure the endpoint is recorded as skipped with the reason.
+  void add(EndpointTable& table, const std::string& name, IpFamily ip, bool stream, const std::string& addr,
+           bool loopback, int fd = -2) {
+    const int family = ip == IpFamily::v6 ? AF_INET6 : AF_INET;
+    const int type = stream ? SOCK_STREAM : SOCK_DGRAM;
     if (fd == -2) fd = ::socket(family, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
-      skipped[name] = errno_text("socket");
+      table.skip(name, errno_text("socket"));
       return;
     }
     auto fail = [&](const std::string& step) {
-      skipped[name] = errno_text(step + " " + addr);
+      table.skip(name, errno_text(step + " " + addr));
       ::close(fd);
     };
     sockaddr_storage ss{};
@@ -295,78 +294,50 @@ struct NonceListeners::Impl {
       len = sizeof(sockaddr_in);
     }
     if (::bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0) return fail("bind");
-    const bool stream = type == SOCK_STREAM;
     if (stream && ::listen(fd, 64) != 0) return fail("listen");
     len = sizeof ss;
     if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return fail("getsockname");
     const int port = family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
                                         : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
-    const std::string host = family == AF_INET6 ? "[" + addr + "]" : addr;
-    endpoints[name] = Endpoint{name, std::string(stream ? "tcp:" : "udp:") + host + ":" + std::to_string(port),
-                               loopback};
+    table.bound(name, stream, ip, addr, port, loopback);
     engine.add_listener(fd, name, stream);
   }
 };
 
 NonceListeners::NonceListeners(ExternalHost* external, std::string external_unavailable_reason)
-    : impl_(std::make_unique<Impl>()) {
-  impl_->add("tcp4-loopback", AF_INET, SOCK_STREAM, "127.0.0.1", true);
-  impl_->add("udp4-loopback", AF_INET, SOCK_DGRAM, "127.0.0.1", true);
-  impl_->add("tcp6-loopback", AF_INET6, SOCK_STREAM, "::1", true);  // no IPv6: skipped with the reason
-  impl_->add("udp6-loopback", AF_INET6, SOCK_DGRAM, "::1", true);
-  // The host's own LAN address, found at run time; bound to that address only, so
-  // nothing but this host reaches it (port chosen by the kernel).
-  for (const auto& [name, family] : {std::pair{"tcp4-host", AF_INET}, std::pair{"tcp6-host", AF_INET6}}) {
-    std::string why;
-    if (auto addr = host_address(family, &why)) impl_->add(name, family, SOCK_STREAM, *addr, false);
-    else impl_->skipped[name] = why;
-  }
+    : shared_(std::make_unique<Shared>()), impl_(std::make_unique<Impl>(shared_->book)) {
+  EndpointTable& table = shared_->table;
+  // The host's own LAN address is bound to that address only, so nothing but this host
+  // reaches it (port chosen by the kernel).
+  open_local_endpoints(
+      table,
+      [&](const std::string& name, IpFamily ip, bool stream, const std::string& addr, bool loopback) {
+        impl_->add(table, name, ip, stream, addr, loopback);
+      },
+      [](IpFamily ip, std::string* why) { return host_address(ip == IpFamily::v6 ? AF_INET6 : AF_INET, why); });
   if (external != nullptr) {
-    for (const auto& [name, type] : {std::pair{"tcp4-external", SOCK_STREAM}, std::pair{"udp4-external", SOCK_DGRAM}}) {
-      const int fd = external->socket_in_namespace(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK);
+    for (const auto& [name, stream] : {std::pair{"tcp4-external", true}, std::pair{"udp4-external", false}}) {
+      const int fd =
+          external->socket_in_namespace(AF_INET, (stream ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd < 0) {
-        impl_->skipped[name] = errno_text("socket in namespace " + external->name());
+        table.skip(name, errno_text("socket in namespace " + external->name()));
         continue;
       }
-      impl_->add(name, AF_INET, type, external->address(), false, fd);
+      impl_->add(table, name, IpFamily::v4, stream, external->address(), false, fd);
     }
   } else {
-    const std::string why = "external host unavailable: " +
-                            (external_unavailable_reason.empty() ? std::string("not requested")
-                                                                 : external_unavailable_reason);
-    impl_->skipped["tcp4-external"] = why;
-    impl_->skipped["udp4-external"] = why;
+    table.skip_external(external_unavailable_reason);
   }
   impl_->engine.start();
 }
 
 NonceListeners::~NonceListeners() = default;
 
-std::optional<Endpoint> NonceListeners::endpoint(const std::string& name) const {
-  const auto it = impl_->endpoints.find(name);
-  if (it == impl_->endpoints.end()) return std::nullopt;
-  return it->second;
-}
-
-std::string NonceListeners::skip_reason(const std::string& name) const {
-  if (impl_->endpoints.count(name) > 0) return "";
-  const auto it = impl_->skipped.find(name);
-  return it != impl_->skipped.end() ? it->second : "unknown endpoint '" + name + "'";
-}
-
-std::set<std::string> NonceListeners::received(const std::string& nonce) const {
-  return impl_->engine.received(nonce);
-}
-
-bool NonceListeners::wait_for(const std::string& nonce, const std::string& endpoint_name,
-                              std::chrono::milliseconds max_wait) const {
-  return impl_->engine.wait_for(nonce, &endpoint_name, max_wait);
-}
-
 // ---------------------------------------------------------------------------
 
 struct UnixNonceListener::Impl {
-  Engine engine;
+  NonceBook book;  // before the engine: outlives its thread
+  Engine engine{book};
 };
 
 std::optional<std::string> UnixNonceListener::unavailable_reason() { return std::nullopt; }
@@ -418,7 +389,7 @@ UnixNonceListener::~UnixNonceListener() {
 }
 
 bool UnixNonceListener::wait_for(const std::string& nonce, std::chrono::milliseconds max_wait) const {
-  return impl_->engine.wait_for(nonce, nullptr, max_wait);
+  return impl_->book.wait_for(nonce, nullptr, max_wait);
 }
 
 }  // namespace breakout

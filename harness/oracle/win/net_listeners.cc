@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "harness/core/error.h"
+#include "harness/oracle/endpoint_table.h"
 #include "harness/oracle/nonce_book.h"
 #include "harness/oracle/win/host_address.h"
 #include "harness/platform/win/win_util.h"
@@ -83,7 +84,8 @@ bool set_nonblocking(SOCKET s) {
 
 class Engine {
  public:
-  Engine() = default;
+  // Records into `book`, which must outlive the engine (its thread stops in ~Engine).
+  explicit Engine(NonceBook& book) : book_(book) {}
   ~Engine() { stop(); }
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -97,11 +99,6 @@ class Engine {
     if (!thread_.joinable()) return;
     stop_ = true;
     thread_.join();
-  }
-
-  std::set<std::string> received(const std::string& nonce) const { return book_.received(nonce); }
-  bool wait_for(const std::string& nonce, const std::string* endpoint, std::chrono::milliseconds max_wait) const {
-    return book_.wait_for(nonce, endpoint, max_wait);
   }
 
  private:
@@ -233,7 +230,7 @@ class Engine {
   std::atomic<bool> stop_{false};
   std::vector<Listener> listeners_;
   std::thread thread_;
-  NonceBook book_;
+  NonceBook& book_;
 };
 
 }  // namespace
@@ -241,21 +238,23 @@ class Engine {
 // ---------------------------------------------------------------------------
 
 struct NonceListeners::Impl {
+  explicit Impl(NonceBook& book) : engine(book) {}
   WinsockSession winsock;  // outlives the engine's sockets (declared first, destroyed last)
   Engine engine;
-  std::map<std::string, Endpoint> endpoints;
-  std::map<std::string, std::string> skipped;
 
-  // A new socket bound to addr:0 and registered; on failure the endpoint is skipped with the reason.
-  void add(const std::string& name, int family, int type, const std::string& addr, bool loopback) {
+  // A new socket bound to addr:0, registered and recorded in `table`; on failure the endpoint
+  // is skipped with the reason.
+  void add(EndpointTable& table, const std::string& name, IpFamily ip, bool stream, const std::string& addr,
+           bool loopback) {
+    const int family = ip == IpFamily::v6 ? AF_INET6 : AF_INET;
     // Not inheritable: a probe must never get a listener's handle (the launcher's handle list aside).
-    UniqueSocket s(::WSASocketW(family, type, type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP, nullptr, 0,
-                                WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT));
+    UniqueSocket s(::WSASocketW(family, stream ? SOCK_STREAM : SOCK_DGRAM, stream ? IPPROTO_TCP : IPPROTO_UDP,
+                                nullptr, 0, WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT));
     if (!s) {
-      skipped[name] = wsa_error("WSASocketW");
+      table.skip(name, wsa_error("WSASocketW"));
       return;
     }
-    auto fail = [&](const std::string& step) { skipped[name] = wsa_error(step + " " + addr); };
+    auto fail = [&](const std::string& step) { table.skip(name, wsa_error(step + " " + addr)); };
     sockaddr_storage ss{};
     int len = 0;
     if (family == AF_INET6) {
@@ -275,63 +274,34 @@ struct NonceListeners::Impl {
     BOOL exclusive = TRUE;
     ::setsockopt(s.get(), SOL_SOCKET, SO_EXCLUSIVEADDRUSE, reinterpret_cast<const char*>(&exclusive), sizeof exclusive);
     if (::bind(s.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) return fail("bind");
-    const bool stream = type == SOCK_STREAM;
     if (stream && ::listen(s.get(), 64) != 0) return fail("listen");
     if (!set_nonblocking(s.get())) return fail("ioctlsocket(FIONBIO)");
     len = sizeof ss;
     if (::getsockname(s.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0) return fail("getsockname");
     const int port = family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
                                         : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
-    const std::string host = family == AF_INET6 ? "[" + addr + "]" : addr;
-    endpoints[name] = Endpoint{name, std::string(stream ? "tcp:" : "udp:") + host + ":" + std::to_string(port),
-                              loopback};
+    table.bound(name, stream, ip, addr, port, loopback);
     engine.add_listener(std::move(s), name, stream);
   }
 };
 
 NonceListeners::NonceListeners(ExternalHost*, std::string external_unavailable_reason)
-    : impl_(std::make_unique<Impl>()) {
-  impl_->add("tcp4-loopback", AF_INET, SOCK_STREAM, "127.0.0.1", true);
-  impl_->add("udp4-loopback", AF_INET, SOCK_DGRAM, "127.0.0.1", true);
-  impl_->add("tcp6-loopback", AF_INET6, SOCK_STREAM, "::1", true);  // no IPv6: skipped with the reason
-  impl_->add("udp6-loopback", AF_INET6, SOCK_DGRAM, "::1", true);
-  // The host's own LAN address, found at run time; bound to that address only (port chosen by
-  // the system). Under Wine these are the Linux host's addresses (eth0's).
-  for (const auto& [name, family] : {std::pair{"tcp4-host", AF_INET}, std::pair{"tcp6-host", AF_INET6}}) {
-    std::string why;
-    if (auto addr = win::host_address(family, &why)) impl_->add(name, family, SOCK_STREAM, *addr, false);
-    else impl_->skipped[name] = why;
-  }
+    : shared_(std::make_unique<Shared>()), impl_(std::make_unique<Impl>(shared_->book)) {
+  EndpointTable& table = shared_->table;
+  // The host's own LAN address is found at run time; under Wine these are the Linux host's
+  // addresses (eth0's).
+  open_local_endpoints(
+      table,
+      [&](const std::string& name, IpFamily ip, bool stream, const std::string& addr, bool loopback) {
+        impl_->add(table, name, ip, stream, addr, loopback);
+      },
+      [](IpFamily ip, std::string* why) { return win::host_address(ip == IpFamily::v6 ? AF_INET6 : AF_INET, why); });
   // ExternalHost::create() has none on Windows (platform/win/netns.cc), so `external` is always null.
-  const std::string why = "external host unavailable: " +
-                          (external_unavailable_reason.empty() ? std::string("not requested") : external_unavailable_reason);
-  impl_->skipped["tcp4-external"] = why;
-  impl_->skipped["udp4-external"] = why;
+  table.skip_external(external_unavailable_reason);
   impl_->engine.start();
 }
 
 NonceListeners::~NonceListeners() = default;
-
-std::optional<Endpoint> NonceListeners::endpoint(const std::string& name) const {
-  const auto it = impl_->endpoints.find(name);
-  if (it == impl_->endpoints.end()) return std::nullopt;
-  return it->second;
-}
-
-std::string NonceListeners::skip_reason(const std::string& name) const {
-  if (impl_->endpoints.count(name) > 0) return "";
-  const auto it = impl_->skipped.find(name);
-  return it != impl_->skipped.end() ? it->second : "unknown endpoint '" + name + "'";
-}
-
-std::set<std::string> NonceListeners::received(const std::string& nonce) const {
-  return impl_->engine.received(nonce);
-}
-
-bool NonceListeners::wait_for(const std::string& nonce, const std::string& endpoint_name,
-                              std::chrono::milliseconds max_wait) const {
-  return impl_->engine.wait_for(nonce, &endpoint_name, max_wait);
-}
 
 // ---------------------------------------------------------------------------
 // Unix-socket listeners: AF_UNIX exists on Windows 10 1803+, not implemented here yet.
