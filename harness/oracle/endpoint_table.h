@@ -35,17 +35,18 @@ class EndpointTable {
 
 // The endpoints every platform opens: TCP and UDP on 127.0.0.1 and ::1 (no IPv6: skipped
 // with the reason), and TCP on the host's own non-loopback address of each family, bound to
-// that address only. `bind_one(name, family, stream, addr, loopback)` binds, registers and
-// records a socket (or its skip); `host_address(family, &why)` finds the host's address.
-template <class BindOne, class HostAddress>
-void open_local_endpoints(EndpointTable& table, BindOne bind_one, HostAddress host_address) {
-  bind_one("tcp4-loopback", IpFamily::v4, true, "127.0.0.1", true);
-  bind_one("udp4-loopback", IpFamily::v4, false, "127.0.0.1", true);
-  bind_one("tcp6-loopback", IpFamily::v6, true, "::1", true);
-  bind_one("udp6-loopback", IpFamily::v6, false, "::1", true);
+// that address only. `binder.add(table, name, family, stream, addr, loopback)` binds,
+// registers and records a socket (or its skip); `host_address(family, &why)` finds the
+// host's address.
+template <class Binder, class HostAddress>
+void open_local_endpoints(EndpointTable& table, Binder& binder, HostAddress host_address) {
+  binder.add(table, "tcp4-loopback", IpFamily::v4, true, "127.0.0.1", true);
+  binder.add(table, "udp4-loopback", IpFamily::v4, false, "127.0.0.1", true);
+  binder.add(table, "tcp6-loopback", IpFamily::v6, true, "::1", true);
+  binder.add(table, "udp6-loopback", IpFamily::v6, false, "::1", true);
   for (const auto& [name, family] : {std::pair{"tcp4-host", IpFamily::v4}, std::pair{"tcp6-host", IpFamily::v6}}) {
     std::string why;
-    if (auto addr = host_address(family, &why)) bind_one(name, family, true, *addr, false);
+    if (auto addr = host_address(family, &why)) binder.add(table, name, family, true, *addr, false);
     else table.skip(name, why);
   }
 }

@@ -43,27 +43,28 @@ TEST(EndpointTable, ExternalEndpointsSkipWithTheReasonOrNotRequested) {
 
 TEST(OpenLocalEndpoints, BindsLoopbackBothFamiliesAndTheHostAddressOrSkipsIt) {
   EndpointTable t;
-  std::set<std::string> bound;
-  open_local_endpoints(
-      t,
-      [&](const std::string& name, IpFamily ip, bool stream, const std::string& addr, bool loopback) {
-        bound.insert(name);
-        EXPECT_EQ(loopback, name.find("loopback") != std::string::npos) << name;
-        EXPECT_EQ(stream, name.rfind("tcp", 0) == 0) << name;
-        EXPECT_EQ(ip == IpFamily::v6, name.find('6') != std::string::npos) << name;
-        if (name == "tcp4-host") {
-          EXPECT_EQ(addr, "192.0.2.2");
-        }
-        if (name == "tcp6-loopback") {
-          EXPECT_EQ(addr, "::1");
-        }
-      },
-      [](IpFamily ip, std::string* why) -> std::optional<std::string> {
-        if (ip == IpFamily::v4) return std::string("192.0.2.2");
-        *why = "no global IPv6 address";
-        return std::nullopt;
-      });
-  EXPECT_EQ(bound, (std::set<std::string>{"tcp4-loopback", "udp4-loopback", "tcp6-loopback", "udp6-loopback",
+  struct Recorder {
+    std::set<std::string> bound;
+    void add(EndpointTable&, const std::string& name, IpFamily ip, bool stream, const std::string& addr,
+             bool loopback) {
+      bound.insert(name);
+      EXPECT_EQ(loopback, name.find("loopback") != std::string::npos) << name;
+      EXPECT_EQ(stream, name.rfind("tcp", 0) == 0) << name;
+      EXPECT_EQ(ip == IpFamily::v6, name.find('6') != std::string::npos) << name;
+      if (name == "tcp4-host") {
+        EXPECT_EQ(addr, "192.0.2.2");
+      }
+      if (name == "tcp6-loopback") {
+        EXPECT_EQ(addr, "::1");
+      }
+    }
+  } recorder;
+  open_local_endpoints(t, recorder, [](IpFamily ip, std::string* why) -> std::optional<std::string> {
+    if (ip == IpFamily::v4) return std::string("192.0.2.2");
+    *why = "no global IPv6 address";
+    return std::nullopt;
+  });
+  EXPECT_EQ(recorder.bound, (std::set<std::string>{"tcp4-loopback", "udp4-loopback", "tcp6-loopback", "udp6-loopback",
                                           "tcp4-host"}));
   EXPECT_EQ(t.skip_reason("tcp6-host"), "no global IPv6 address");
 }

@@ -309,12 +309,9 @@ NonceListeners::NonceListeners(ExternalHost* external, std::string external_unav
   EndpointTable& table = shared_->table;
   // The host's own LAN address is bound to that address only, so nothing but this host
   // reaches it (port chosen by the kernel).
-  open_local_endpoints(
-      table,
-      [&](const std::string& name, IpFamily ip, bool stream, const std::string& addr, bool loopback) {
-        impl_->add(table, name, ip, stream, addr, loopback);
-      },
-      [](IpFamily ip, std::string* why) { return host_address(ip == IpFamily::v6 ? AF_INET6 : AF_INET, why); });
+  open_local_endpoints(table, *impl_, [](IpFamily ip, std::string* why) {
+    return host_address(ip == IpFamily::v6 ? AF_INET6 : AF_INET, why);
+  });
   if (external != nullptr) {
     for (const auto& [name, stream] : {std::pair{"tcp4-external", true}, std::pair{"udp4-external", false}}) {
       const int fd =

@@ -290,12 +290,9 @@ NonceListeners::NonceListeners(ExternalHost*, std::string external_unavailable_r
   EndpointTable& table = shared_->table;
   // The host's own LAN address is found at run time; under Wine these are the Linux host's
   // addresses (eth0's).
-  open_local_endpoints(
-      table,
-      [&](const std::string& name, IpFamily ip, bool stream, const std::string& addr, bool loopback) {
-        impl_->add(table, name, ip, stream, addr, loopback);
-      },
-      [](IpFamily ip, std::string* why) { return win::host_address(ip == IpFamily::v6 ? AF_INET6 : AF_INET, why); });
+  open_local_endpoints(table, *impl_, [](IpFamily ip, std::string* why) {
+    return win::host_address(ip == IpFamily::v6 ? AF_INET6 : AF_INET, why);
+  });
   // ExternalHost::create() has none on Windows (platform/win/netns.cc), so `external` is always null.
   table.skip_external(external_unavailable_reason);
   impl_->engine.start();
