@@ -191,7 +191,9 @@ TEST(WinLauncher, EnvironmentBlockReachesTheChildExactly) {
 TEST(WinLauncher, TimeoutKillsTheChildAndItsGrandchild) {
   Containment box("timeout", "nonce-timeout-0001");
   LaunchSpec s = spec_for({bin("breakout-win-test-child"), "grandchild", "60000", "hold"});
-  s.timeout = 1500ms;
+  // Long enough for the child to start its grandchild and print its pid first: under Wine on a
+  // loaded 2-core machine (load 13) 1.5 s was not, and the test read no pid.
+  s.timeout = 4000ms;
   const LaunchResult r = run_process(s, &box, nullptr);
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_TRUE(r.timed_out);
