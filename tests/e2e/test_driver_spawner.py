@@ -26,8 +26,10 @@ def fixture_driver(name, *args):
 @pytest.fixture(scope="module")
 def reference_run(run_breakout):
     t0 = time.monotonic()
+    load_before = os.getloadavg()[0]
     run = run_breakout("--driver", f"{PYTHON} {REFERENCE}")
     run.seconds = time.monotonic() - t0
+    run.load = max(load_before, os.getloadavg()[0])
     return run
 
 
@@ -41,7 +43,13 @@ def test_reference_driver_passes_everything_its_capabilities_allow(reference_run
 
 
 def test_reference_driver_run_is_fast_enough(reference_run):
-    assert reference_run.seconds < 60, f"default suite against the reference driver took {reference_run.seconds:.1f} s"
+    # 60 s on an otherwise idle machine; the bound grows with the run
+    # queue, since other work on these 2-core runners (parallel builds) stretches wall time.
+    cores = os.cpu_count() or 1
+    bound = 60 * max(1.0, reference_run.load / cores)
+    assert reference_run.seconds < bound, (
+        f"default suite against the reference driver took {reference_run.seconds:.1f} s "
+        f"(bound {bound:.0f} s at load {reference_run.load:.1f} on {cores} cores)")
 
 
 def test_results_name_the_driver(reference_run):
