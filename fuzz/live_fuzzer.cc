@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "harness/attempt/tree.h"
 #include "harness/attempt/work_root.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
@@ -53,6 +54,7 @@ std::string g_spawner_flag, g_driver_flag;
 struct Live {
   std::unique_ptr<Spawner> spawner;
   std::unique_ptr<WorkRoot> work;
+  std::unique_ptr<TreePool> trees;  // a pointer: Live is returned by value below
   LiveSetup setup;
 };
 
@@ -84,8 +86,13 @@ Live& live() {
     x.setup.work_root = x.work->path();
     x.setup.policies = load_live_policies(env_or("BREAKOUT_LIVE_SCENARIOS", (data / "scenarios").string()));
     x.setup.cancel = &g_cancel;
-    std::fprintf(stderr, "live_fuzzer: spawner %s, probes %s, work root %s\n", x.spawner->name().c_str(),
-                 x.setup.probes_dir.c_str(), x.setup.work_root.c_str());
+    // Trees recycled, not deleted and rebuilt per attempt (tree.h: ext4's inode allocator);
+    // BREAKOUT_LIVE_TREE_POOL=0 builds each afresh (A/B measurements, docs/fuzzing.md).
+    const std::string pool = env_or("BREAKOUT_LIVE_TREE_POOL", "1");
+    if (pool != "0") x.trees = std::make_unique<TreePool>();
+    x.setup.tree_pool = x.trees.get();
+    std::fprintf(stderr, "live_fuzzer: spawner %s, probes %s, work root %s, tree pool %s\n", x.spawner->name().c_str(),
+                 x.setup.probes_dir.c_str(), x.setup.work_root.c_str(), x.setup.tree_pool ? "on" : "off");
     return x;
   }();
   return l;

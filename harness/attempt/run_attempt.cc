@@ -173,7 +173,7 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
     const fs::path* real_home = needs_real_home(klass) ? &*ctx.real_home : nullptr;
     std::optional<RealHomeCanaries> real_canaries;                              //    real-host: HOME's canaries
     if (real_home) real_canaries.emplace(*real_home, nonce.substr(0, 8));
-    AttemptTree tree(ctx.work_root, ex.index, nonce, real_home);                // 1. fresh tree, canaries
+    AttemptTree tree(ctx.work_root, ex.index, nonce, real_home, ctx.tree_pool); // 1. fresh tree, canaries
     std::map<std::string, std::string> env_tokens;
     SpawnRequest request;
     request.caller_env = caller_env(ex, tree, nonce, &env_tokens);              // 2. caller env with canaries

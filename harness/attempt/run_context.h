@@ -11,6 +11,7 @@ namespace breakout {
 class Spawner;
 class NonceListeners;
 class RemoteNonceListener;
+class TreePool;
 
 struct RunContext {
   std::filesystem::path probes_dir;   // holds breakout-probe-* binaries
@@ -22,6 +23,8 @@ struct RunContext {
   std::optional<std::filesystem::path> real_home;
   // `run --real-host --real-host-endpoint ADDR:PORT` only: the user's `breakout listen` (real-net-connect).
   const RemoteNonceListener* remote = nullptr;
+  // The live fuzzer only: attempt trees are recycled through it instead of deleted (tree.h).
+  TreePool* tree_pool = nullptr;
   // How long after the spawner returned the oracles keep watching:
   // heartbeats (Codex's restricted_job_tests wait 300 ms at a 25 ms tick) and
   // listeners (the probe has already sent; this covers scheduling delay).

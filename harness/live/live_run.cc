@@ -30,6 +30,7 @@ LiveOutcome run_live_case(const LiveCase& c, const LiveSetup& s) {
   ctx.work_root = s.work_root;
   ctx.spawner = s.spawner;
   ctx.cancel = s.cancel;
+  ctx.tree_pool = s.tree_pool;
   LiveOutcome o;
   o.target = run_attempt(plan.at(0), ctx);
   if (o.target.verdict == Verdict::kEscape && plan.size() > 1) {

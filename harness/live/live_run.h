@@ -19,13 +19,15 @@
 namespace breakout {
 
 class Spawner;
+class TreePool;
 
 struct LiveSetup {
   const Spawner* spawner = nullptr;
   std::filesystem::path probes_dir;   // breakout-probe-* binaries
-  std::filesystem::path work_root;    // attempt trees go below it (each removed after its attempt)
+  std::filesystem::path work_root;    // attempt trees go below it (each removed after its attempt, or recycled)
   std::map<std::string, Policy> policies;  // live_policies(), loaded from scenarios/policies
   const std::atomic<bool>* cancel = nullptr;
+  TreePool* tree_pool = nullptr;      // recycle attempt trees (tree.h); nullptr: a fresh one each
 };
 
 // Loads live_policies() from `scenarios_dir`/policies; throws Error.

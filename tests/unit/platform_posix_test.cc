@@ -30,6 +30,8 @@
 #include "harness/oracle/fs_snapshot.h"
 #include "harness/oracle/net_listeners.h"
 #include "harness/platform/netns.h"
+#include "harness/platform/os.h"
+#include "harness/platform/posix/interrupt_wake.h"
 #include "harness/platform/process.h"
 
 namespace breakout {
@@ -189,6 +191,33 @@ TEST(RunProcess, CancelKillsDirectChild) {
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.term_signal, SIGKILL);
   EXPECT_LT(Clock::now() - t0, 3s);
+}
+
+// The interrupt flag wakes run_process through the interrupt pipe, not a poll: with the
+// flag's own poll slowed to a 2 s backstop (kCancelBackstop), a run cancelled by SIGINT must
+// end well before that. (ctest runs each test in its own process, so the handler installed
+// here touches no other test.)
+TEST(RunProcess, InterruptSignalWakesTheRunThroughThePipe) {
+  static std::atomic<bool> interrupted{false};
+  breakout::install_interrupt_flag(&interrupted);
+  ASSERT_GE(breakout::interrupt_wake_fd(&interrupted), 0);
+  std::atomic<bool> other{false};
+  EXPECT_EQ(breakout::interrupt_wake_fd(&other), -1);  // any other flag is polled
+  std::thread signaller([] {
+    std::this_thread::sleep_for(200ms);
+    ::kill(::getpid(), SIGINT);
+  });
+  LaunchSpec spec;
+  spec.argv = {"sleep", "30"};
+  spec.env = base_env();
+  const auto t0 = Clock::now();
+  const LaunchResult r = run_process(spec, nullptr, &interrupted);
+  const auto took = Clock::now() - t0;
+  signaller.join();
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_EQ(r.term_signal, SIGKILL);
+  EXPECT_LT(took, 1500ms);  // the backstop alone would take 2 s
 }
 
 // Regression: with a cancel flag, a poll tick already queued when the run

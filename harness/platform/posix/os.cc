@@ -1,6 +1,10 @@
 // POSIX implementation of the host facts in platform/os.h.
 #include "harness/platform/os.h"
+#include "harness/platform/posix/interrupt_wake.h"
 
+#include <fcntl.h>
+
+#include <errno.h>
 #include <signal.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -54,14 +58,31 @@ std::map<std::string, std::string> caller_base_env(const fs::path& fake_home) {
 
 namespace {
 std::atomic<bool>* g_interrupted = nullptr;
+// interrupt_wake.h: written once by the first signal, never read, so readable from then on.
+std::atomic<int> g_wake_read{-1}, g_wake_write{-1};
 extern "C" void on_interrupt(int sig) {
-  if (g_interrupted && !g_interrupted->exchange(true)) return;  // first: unwind and clean up
+  if (g_interrupted && !g_interrupted->exchange(true)) {  // first: unwind and clean up
+    const int saved = errno;                              // write(2) is async-signal-safe (signal-safety(7))
+    const int fd = g_wake_write.load();
+    if (fd >= 0 && ::write(fd, "!", 1) < 0) {
+    }  // full or closed: the pollers' backstop still sees the flag
+    errno = saved;
+    return;
+  }
   ::signal(sig, SIG_DFL);                                        // second: give up now
   ::raise(sig);
 }
 }  // namespace
 
 void install_interrupt_flag(std::atomic<bool>* flag) {
+  if (g_wake_read.load() < 0) {
+    int p[2];
+    // O_NONBLOCK: the handler's write never blocks (one byte; the pipe is never full).
+    if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0) {
+      g_wake_write = p[1];
+      g_wake_read = p[0];
+    }
+  }
   g_interrupted = flag;
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;
@@ -69,6 +90,10 @@ void install_interrupt_flag(std::atomic<bool>* flag) {
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
   ::sigaction(SIGHUP, &sa, nullptr);
+}
+
+int interrupt_wake_fd(const std::atomic<bool>* flag) {
+  return flag != nullptr && flag == g_interrupted ? g_wake_read.load() : -1;
 }
 
 }  // namespace breakout

@@ -14,8 +14,10 @@
 //  * process::v2::basic_process is built from that pid and pidfd and waits
 //    through it with Asio: async_wait, no SIGCHLD handler. terminate() is
 //    kill(pid, SIGKILL) on the direct child only.
-//  * stdout/stderr are asio::readable_pipe read concurrently; the timeout, the
-//    cancel poll and the post-exit drain bound are asio::steady_timer.
+//  * stdout/stderr are asio::readable_pipe read concurrently; the timeout and
+//    the post-exit drain bound are asio::steady_timer. Cancellation by the
+//    interrupt flag wakes the same epoll through the interrupt pipe
+//    (interrupt_wake.h); any other cancel flag is polled every 10 ms.
 //
 // Decisions that predate the launcher and still hold:
 //  * fd hygiene: the child marks every fd >= 3 close-on-exec itself
@@ -39,6 +41,7 @@
 
 #include "harness/platform/process.h"
 #include "harness/platform/posix/cgroup_events.h"
+#include "harness/platform/posix/interrupt_wake.h"
 
 // Boost 1.81's process/v2 headers use these without including them.
 #include <boost/optional.hpp>
@@ -46,6 +49,7 @@
 
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/readable_pipe.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/process/v2/process.hpp>
@@ -504,6 +508,9 @@ namespace {
 
 using Process = bp::basic_process<asio::io_context::executor_type>;
 
+// How often a run waiting on the interrupt pipe still looks at the flag itself.
+constexpr auto kCancelBackstop = 2s;
+
 // Everything vfork_spawn::start needs, owned here (the child only reads it).
 struct PreparedLaunch {
   std::string exe;
@@ -654,6 +661,16 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
   Stream out(ctx, out_r.release(), &r.out, &r.out_total);
   Stream err(ctx, err_r.release(), &r.err, &r.err_total);
   asio::steady_timer timeout_timer(ctx), cancel_timer(ctx), drain_timer(ctx);
+  // The interrupt flag is set only by its signal handler, which also makes the interrupt
+  // pipe readable (interrupt_wake.h): wait for that with the child, no periodic wake-up.
+  // The slow poll stays as a backstop (a flag stored without the signal); other cancel
+  // flags (tests, callers' own) are polled every 10 ms as before.
+  const int wake_fd = cancel != nullptr ? interrupt_wake_fd(cancel) : -1;
+  std::optional<asio::posix::stream_descriptor> wake;
+  if (wake_fd >= 0) {
+    const int fd = ::fcntl(wake_fd, F_DUPFD_CLOEXEC, 3);  // the descriptor object closes its own copy
+    if (fd >= 0) wake.emplace(ctx, fd);
+  }
 
   auto close_pipes = [&] {
     bp::error_code ignored;
@@ -670,6 +687,10 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
       timeout_timer.cancel();
       cancel_timer.cancel();
       drain_timer.cancel();
+      if (wake) {
+        bp::error_code ignored;
+        wake->cancel(ignored);
+      }
     }
   };
   auto kill_child = [&] {
@@ -732,28 +753,36 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
     });
   }
 
+  auto on_cancel = [&] {
+    if (!reaped) {
+      r.cancelled = true;
+      kill_child();
+    } else {
+      close_pipes();  // cancelled while draining: stop now
+    }
+  };
+  const auto poll_every = wake ? kCancelBackstop : 10ms;
   std::function<void()> poll_cancel = [&] {
-    cancel_timer.expires_after(10ms);
+    cancel_timer.expires_after(poll_every);
     cancel_timer.async_wait([&](const bp::error_code& te) {
       if (te || finished) return;
       if (!cancel->load()) {
         poll_cancel();
         return;
       }
-      if (!reaped) {
-        r.cancelled = true;
-        kill_child();
-      } else {
-        close_pipes();  // cancelled while draining: stop now
-      }
+      on_cancel();
     });
   };
   if (cancel != nullptr) {
     if (cancel->load()) {
-      r.cancelled = true;
-      kill_child();
+      on_cancel();
     } else {
       poll_cancel();
+      if (wake)
+        wake->async_wait(asio::posix::stream_descriptor::wait_read, [&](const bp::error_code& we) {
+          if (we || finished || !cancel->load()) return;  // cancelled by maybe_finish; the backstop covers the rest
+          on_cancel();
+        });
     }
   }
 
