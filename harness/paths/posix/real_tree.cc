@@ -334,7 +334,7 @@ RealTree::Chain RealTree::take_chain(int depth) {
   c.stash_name = "chain-" + std::to_string(chains_made_++);
   if (::mkdirat(stash_fd_.get(), c.stash_name.c_str(), 0755) != 0) throw_errno("[path-tree] mkdir " + c.stash_name);
   UniqueFd cur(::openat(stash_fd_.get(), c.stash_name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  const std::string d = deep_name();
+  const std::string& d = deep_name();
   for (int i = 0;; ++i) {
     struct stat st {};
     if (cur.get() < 0 || ::fstat(cur.get(), &st) != 0) throw_errno("[path-tree] open deep chain");
