@@ -20,11 +20,12 @@ std::string pick_name(ByteReader& in) { return kNames[in.pick(std::size(kNames))
 bool is_dir(Kind k) { return k == Kind::kDir || k == Kind::kHost; }
 bool is_dir(const ModelFs& m, NodeId id) { return is_dir(m.node(id).kind); }
 
-// Every node under `top` by first name (symlinks not followed), `top` first, breadth first.
-// Only files have second names (link(2) refuses a directory: EPERM), so a directory entry
-// is its first name without comparing names (deep chains: 200-byte names).
-std::vector<NodeId> walk_under(const ModelFs& m, NodeId top) {
-  std::vector<NodeId> out{top};
+// Every node under `top` by first name (symlinks not followed), `top` first, breadth first,
+// into `out` (its capacity reused). Only files have second names (link(2) refuses a directory:
+// EPERM), so a directory entry is its first name without comparing names (deep chains: 200-byte
+// names).
+void walk_under(const ModelFs& m, NodeId top, std::vector<NodeId>& out) {
+  out.assign(1, top);
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (!is_dir(m, out[i])) continue;
     for (const auto& [name, id] : m.node(out[i]).children) {
@@ -32,52 +33,64 @@ std::vector<NodeId> walk_under(const ModelFs& m, NodeId top) {
       if (n.parent == out[i] && (is_dir(n.kind) || n.name == name)) out.push_back(id);
     }
   }
-  return out;
 }
 
 // walk_under(), kept while the names stay the same (ModelFs::version()): one fuzz input asks
 // for the same two lists (the tree, gen) at every op and form in between, and every input
-// starts from the same base tree (its version comes back with rollback()). Not thread-safe
-// across threads sharing a model: one cache per thread.
-const std::vector<NodeId>& nodes_under(const ModelFs& m, NodeId top) {
-  struct Cached {
-    std::uint64_t version = 0;
-    NodeId top = kNoNode;
-    std::uint64_t used = 0;
-    std::vector<NodeId> nodes;
-  };
-  thread_local Cached cache[4];
+// starts from the same base tree (its version comes back with rollback()). With it, the
+// nodes of each kind in the same order (next_op's directories and files, next_form's
+// symlinks): filtered once per version instead of into a new vector per op and form. A
+// replaced entry reuses its vectors' capacity: no allocation per op once they are grown
+// (each malloc under ASan records a stack, and ops change the version every time).
+// Not thread-safe across threads sharing a model: one cache per thread.
+struct Under {
+  std::uint64_t version = 0;
+  NodeId top = kNoNode;
+  std::uint64_t used = 0;
+  std::vector<NodeId> nodes;
+  std::vector<NodeId> of_kind[5];  // indexed by Kind
+};
+const Under& under(const ModelFs& m, NodeId top) {
+  thread_local Under cache[4];
   thread_local std::uint64_t clock = 0;
-  Cached* oldest = &cache[0];
-  for (Cached& c : cache) {
+  Under* oldest = &cache[0];
+  for (Under& c : cache) {
     if (c.version == m.version() && c.top == top) {
       c.used = ++clock;
-      return c.nodes;
+      return c;
     }
     if (c.used < oldest->used) oldest = &c;
   }
   oldest->version = m.version();
   oldest->top = top;
   oldest->used = ++clock;
-  oldest->nodes = walk_under(m, top);
-  return oldest->nodes;
+  walk_under(m, top, oldest->nodes);
+  for (auto& v : oldest->of_kind) v.clear();
+  for (const NodeId id : oldest->nodes) oldest->of_kind[static_cast<std::size_t>(m.node(id).kind)].push_back(id);
+  return *oldest;
+}
+const std::vector<NodeId>& nodes_under(const ModelFs& m, NodeId top) { return under(m, top).nodes; }
+const std::vector<NodeId>& nodes_under(const ModelFs& m, NodeId top, Kind kind) {
+  return under(m, top).of_kind[static_cast<std::size_t>(kind)];
 }
 
-// Names of an absolute path, as views into it ("" names from "//" dropped).
-std::vector<std::string_view> components(std::string_view p) {
-  std::vector<std::string_view> out;
+// Names of an absolute path, as views into it ("" names from "//" dropped), into `out`.
+void components(std::string_view p, std::vector<std::string_view>& out) {
+  out.clear();
   std::size_t i = 0;
   while (i < p.size()) {
     const std::size_t j = std::min(p.find('/', i), p.size());
     if (j > i) out.push_back(p.substr(i, j - i));
     i = j + 1;
   }
-  return out;
 }
 
 // `to` relative to directory `from` (both absolute, symlink-free): ".." is then physical.
+// The name lists live per thread and keep their capacity (two vectors per form otherwise).
 std::string relative(const std::string& to, const std::string& from) {
-  const auto t = components(to), f = components(from);
+  thread_local std::vector<std::string_view> t, f;
+  components(to, t);
+  components(from, f);
   std::size_t common = 0;
   while (common < t.size() && common < f.size() && t[common] == f[common]) ++common;
   std::string out;
@@ -164,12 +177,13 @@ std::string one_string(ByteReader& in, const ModelFs& m, const std::string& targ
 
 }  // namespace
 
-std::string deep_name() { return std::string(kDeepNameLength, 'd'); }
+const std::string& deep_name() {
+  static const std::string name(kDeepNameLength, 'd');
+  return name;
+}
 
 Op next_op(ByteReader& in, const ModelFs& m, const Scope& scope) {
-  std::vector<NodeId> dirs;
-  for (NodeId id : nodes_under(m, scope.gen))
-    if (m.node(id).kind == Kind::kDir) dirs.push_back(id);
+  const std::vector<NodeId>& dirs = nodes_under(m, scope.gen, Kind::kDir);
   Op op;
   op.kind = static_cast<OpKind>(in.pick(5));
   op.dir = dirs[in.pick(dirs.size())];
@@ -185,9 +199,7 @@ Op next_op(ByteReader& in, const ModelFs& m, const Scope& scope) {
       if (fd >= 0) op.link = "/proc/self/fd/" + std::to_string(fd) + "/" + op.link;
     }
   } else if (op.kind == OpKind::kHardlink) {
-    std::vector<NodeId> files;
-    for (NodeId id : nodes_under(m, scope.tree))
-      if (m.node(id).kind == Kind::kFile) files.push_back(id);
+    const std::vector<NodeId>& files = nodes_under(m, scope.tree, Kind::kFile);
     if (files.empty()) op.kind = OpKind::kFile;
     else op.file = files[in.pick(files.size())];
   } else if (op.kind == OpKind::kDeep) {
@@ -221,9 +233,7 @@ Form next_form(ByteReader& in, const ModelFs& m, const Scope& scope) {
   const std::size_t style = in.pick(4);
   if (style == 0) {
     // Through a symlink made in the workspace: the symlink's own path, then on from where it leads.
-    std::vector<NodeId> links;
-    for (NodeId id : nodes_under(m, scope.gen))
-      if (m.node(id).kind == Kind::kSymlink) links.push_back(id);
+    const std::vector<NodeId>& links = nodes_under(m, scope.gen, Kind::kSymlink);
     if (!links.empty()) {
       const NodeId s = links[in.pick(links.size())];
       const Resolved via = m.resolve(m.root(), m.path_of(s));
@@ -236,7 +246,8 @@ Form next_form(ByteReader& in, const ModelFs& m, const Scope& scope) {
   if (style == 1) {
     // Walking: each step short, the whole possibly past PATH_MAX (openat from the previous step).
     f.style = "walk";
-    const auto parts = components(target);
+    thread_local std::vector<std::string_view> parts;
+    components(target, parts);
     std::string step = "/";
     for (const auto& p : parts) {
       if (step.size() + p.size() > 1000) {

@@ -34,7 +34,7 @@ struct Op {
   int depth = 0;          // kDeep: directories of kDeepName nested under `name`
 };
 inline constexpr std::size_t kDeepNameLength = 200;
-std::string deep_name();  // kDeepNameLength 'd's
+const std::string& deep_name();  // kDeepNameLength 'd's (one string for the process: no copy per level)
 
 Op next_op(ByteReader& in, const ModelFs& model, const Scope& scope);
 // Applies `op` to the model; false when its name is taken (the real call fails with EEXIST).

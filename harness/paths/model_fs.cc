@@ -127,8 +127,10 @@ Resolved ModelFs::resolve(NodeId start, std::string_view path) const {
   if (path.size() >= kPathMax) return {Outcome::kNameTooLong, kNoNode, {}};
   if (path.empty()) return {Outcome::kNoEnt, kNoNode, {}};
   NodeId cur = path[0] == '/' ? root() : start;
-  std::vector<std::string_view> rest;  // a stack: back() is the next component
-  rest.reserve(32);
+  // A stack: back() is the next component. One per thread, its capacity kept from call to call
+  // (resolve() runs several times per form and never re-enters itself): no malloc per call.
+  thread_local std::vector<std::string_view> rest;
+  rest.clear();
   push_components(path, rest);
   int links = 0;
   // The object the walk ends on when the last step was not a directory move.

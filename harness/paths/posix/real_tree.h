@@ -3,7 +3,7 @@
 //   RealTree t;                       // /dev/shm (or $TMPDIR)/breakout-paths-<pid>-XXXXXX/0-<nonce>/ (attempt/tree.h layout)
 //   ModelFs& m = t.reset();           // workspace/gen emptied; the model back at the base tree
 //   t.apply(op, m);                   // on disk, identities recorded in m
-//   RealResolved r = t.resolve(form); // open(O_PATH) + fstat, readlink of /proc/self/fd, realpath
+//   RealResolved r = t.resolve(form); // open(O_PATH) + fstat, readlink of /proc/self/fd
 // The destructor removes the whole temp tree; trees of dead processes (a crash
 // skips destructors) are removed by the next RealTree.
 #pragma once
@@ -30,9 +30,6 @@ struct RealResolved {
   std::uint64_t dev = 0, ino = 0;
   int fd_path_err = 0;         // readlink("/proc/self/fd/N") of the result
   std::string fd_path;
-  bool has_realpath = false;   // single-string forms from "/" or the cwd
-  int realpath_err = 0;
-  std::string realpath;
 };
 Outcome outcome_of(int err);  // ENOENT -> kNoEnt, ... anything else -> kUnknown
 
@@ -57,8 +54,9 @@ class RealTree {
   // new nodes' identities (apply(model, op) must have run first).
   bool apply(const Op& op, ModelFs& model);
   RealResolved resolve(const Form& form) const;
-  // Base-tree label of an object by identity, "" when it is none of them.
-  std::string label_of(std::uint64_t dev, std::uint64_t ino) const;
+  // Base-tree label of an object by identity, "" when it is none of them (a reference: no
+  // copy per checked form).
+  const std::string& label_of(std::uint64_t dev, std::uint64_t ino) const;
 
  private:
   std::string work_;  // the mkdtemp directory
