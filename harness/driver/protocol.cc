@@ -37,6 +37,78 @@ std::size_t nesting_depth(std::string_view s) {
   return deepest;
 }
 
+// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), 0 when the bytes there are not one.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  std::size_t n;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+  return n;
+}
+
+// `s` as a JSON string, exactly as nlohmann's dump(-1, ' ', false, replace) writes it: valid
+// UTF-8 byte for byte, '"' '\\' and control characters escaped. Written here because the
+// request builders are called per exec and per fuzz input, and a json object per request is
+// a dozen allocations; a string that is not valid UTF-8 still goes through nlohmann, whose
+// U+FFFD replacement rules (how many bytes one replacement eats) are the ones drivers have seen.
+void append_json_string(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const std::size_t start = out.size();
+  out += '"';
+  std::size_t plain = 0;  // start of the run not yet appended
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const std::size_t n = utf8_sequence(s, i);
+      if (n == 0) {
+        out.resize(start);
+        out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+        return;
+      }
+      i += n;
+      continue;
+    }
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      ++i;
+      continue;
+    }
+    out.append(s.data() + plain, i - plain);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\f': out += "\\f"; break;
+      case '\r': out += "\\r"; break;
+      default: {
+        const char u[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xf]};
+        out.append(u, sizeof u);
+      }
+    }
+    plain = ++i;
+  }
+  out.append(s.data() + plain, s.size() - plain);
+  out += '"';
+}
+
 const json& field(const Response& r, const char* name) {
   static const json missing;
   const auto it = r.body.find(name);
@@ -93,17 +165,33 @@ std::string exec_request(long long id, const std::string& session, const std::ve
                          const std::optional<std::string>& cwd,
                          const std::vector<std::pair<std::string, std::string>>& env,
                          std::optional<double> timeout_s) {
-  auto q = [](const std::string& s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); };
-  json head = {{"id", id}, {"op", "exec"}, {"session", session}, {"argv", argv},
-               {"cwd", cwd ? json(*cwd) : json(nullptr)},
-               {"timeout_s", timeout_s ? json(*timeout_s) : json(nullptr)}};
-  std::string text = head.dump(-1, ' ', false, json::error_handler_t::replace);
-  // The env object is written by hand so that a repeated name stays repeated
+  // Keys in the order nlohmann's std::map wrote them, then env: the same line as a json object's dump.
+  std::string text;
+  text.reserve(96 + 2 * session.size() + (cwd ? 2 * cwd->size() : 0));
+  text += "{\"argv\":[";
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (i) text += ',';
+    append_json_string(text, argv[i]);
+  }
+  text += "],\"cwd\":";
+  if (cwd) append_json_string(text, *cwd);
+  else text += "null";
+  text += ",\"id\":";
+  text += std::to_string(id);
+  text += ",\"op\":\"exec\",\"session\":";
+  append_json_string(text, session);
+  text += ",\"timeout_s\":";
+  text += timeout_s ? json(*timeout_s).dump() : "null";  // nlohmann's shortest round-trip form of a double
+  // The env object is written as a list so that a repeated name stays repeated
   // (RFC 8259 §4 leaves duplicate names to the parser: exactly what is tested).
-  std::string envtext = "{";
-  for (std::size_t i = 0; i < env.size(); ++i) envtext += (i ? "," : "") + q(env[i].first) + ":" + q(env[i].second);
-  envtext += "}";
-  text.insert(text.size() - 1, ",\"env\":" + envtext);
+  text += ",\"env\":{";
+  for (std::size_t i = 0; i < env.size(); ++i) {
+    if (i) text += ',';
+    append_json_string(text, env[i].first);
+    text += ':';
+    append_json_string(text, env[i].second);
+  }
+  text += "}}";
   return text;
 }
 
@@ -113,13 +201,31 @@ std::string shutdown_request(long long id, const std::string& session) {
 
 std::string write_file_request(long long id, const std::string& session, const std::string& path,
                                const std::string& content) {
-  return json{{"id", id}, {"op", "write_file"}, {"session", session}, {"path", path}, {"content", content}}.dump(
-      -1, ' ', false, json::error_handler_t::replace);
+  std::string text;
+  text.reserve(64 + session.size() + path.size() + content.size());
+  text += "{\"content\":";
+  append_json_string(text, content);
+  text += ",\"id\":";
+  text += std::to_string(id);
+  text += ",\"op\":\"write_file\",\"path\":";
+  append_json_string(text, path);
+  text += ",\"session\":";
+  append_json_string(text, session);
+  text += '}';
+  return text;
 }
 
 std::string read_file_request(long long id, const std::string& session, const std::string& path) {
-  return json{{"id", id}, {"op", "read_file"}, {"session", session}, {"path", path}}.dump(
-      -1, ' ', false, json::error_handler_t::replace);
+  std::string text;
+  text.reserve(64 + session.size() + path.size());
+  text += "{\"id\":";
+  text += std::to_string(id);
+  text += ",\"op\":\"read_file\",\"path\":";
+  append_json_string(text, path);
+  text += ",\"session\":";
+  append_json_string(text, session);
+  text += '}';
+  return text;
 }
 
 Response parse_response(std::string_view line) {
@@ -130,18 +236,26 @@ Response parse_response(std::string_view line) {
   // json::parse_error whose message is built and thrown only to be replaced here.
   r.body = json::parse(line, nullptr, false);
   if (!r.body.is_object()) throw ProtocolError("not a JSON object: " + excerpt(line));
-  const json& id = r.body.contains("id") ? r.body["id"] : json();
+  // By reference (a `cond ? body["x"] : json()` would copy the value, a whole error object).
+  const auto member = [](const json& object, const char* name) -> const json& {
+    static const json missing;
+    const auto it = object.find(name);
+    return it == object.end() ? missing : *it;
+  };
+  const json& id = member(r.body, "id");
   if (!id.is_number_integer()) throw ProtocolError("answer without an integer \"id\": " + excerpt(line));
   r.id = id.get<long long>();
-  const json& ok = r.body.contains("ok") ? r.body["ok"] : json();
+  const json& ok = member(r.body, "ok");
   if (!ok.is_boolean()) throw ProtocolError("answer " + std::to_string(r.id) + " without a boolean \"ok\"");
   r.ok = ok.get<bool>();
   if (!r.ok) {
-    const json& e = r.body.contains("error") ? r.body["error"] : json();
-    const bool valid = e.is_object() && e.contains("code") && e["code"].is_string();
-    const std::string code = valid ? e["code"].get<std::string>() : "";
+    const json& e = member(r.body, "error");
+    const json& c = e.is_object() ? member(e, "code") : e;
+    const bool valid = e.is_object() && c.is_string();
+    const std::string code = valid ? c.get<std::string>() : "";
     r.error_code = is_error_code(code) ? code : "internal";
-    std::string message = valid && e.contains("message") && e["message"].is_string() ? e["message"].get<std::string>() : "";
+    const json& m = valid ? member(e, "message") : e;
+    std::string message = valid && m.is_string() ? m.get<std::string>() : "";
     if (!valid) message = "failure without a valid error object";
     else if (!is_error_code(code)) message = "(unknown code " + excerpt(code) + ") " + message;
     r.error_message = printable_excerpt(message, 2048);

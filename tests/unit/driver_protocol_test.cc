@@ -1,4 +1,9 @@
 // Driver protocol v1 as data: request lines, strict answer parsing, --driver command splitting.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +40,57 @@ TEST(DriverProtocol, ExecKeepsARepeatedVariableRepeatedInTheText) {
   EXPECT_TRUE(j["cwd"].is_null());
   EXPECT_TRUE(j["timeout_s"].is_null());  // "no timeout" is null, never a default
   EXPECT_EQ(j["op"], "exec");
+}
+
+namespace {
+
+// The builders as they were, a json object dumped (key order: std::map's), for comparison.
+std::string dumped(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::string reference_exec(long long id, const std::string& session, const std::vector<std::string>& argv,
+                           const std::optional<std::string>& cwd,
+                           const std::vector<std::pair<std::string, std::string>>& env, std::optional<double> timeout_s) {
+  std::string text = dumped({{"id", id}, {"op", "exec"}, {"session", session}, {"argv", argv},
+                             {"cwd", cwd ? json(*cwd) : json(nullptr)},
+                             {"timeout_s", timeout_s ? json(*timeout_s) : json(nullptr)}});
+  std::string envtext = "{";
+  for (std::size_t i = 0; i < env.size(); ++i) envtext += (i ? "," : "") + dumped(env[i].first) + ":" + dumped(env[i].second);
+  text.insert(text.size() - 1, ",\"env\":" + envtext + "}");
+  return text;
+}
+
+}  // namespace
+
+// The builders write their JSON text directly (no json object per request): the same bytes as
+// nlohmann's dump, valid UTF-8 kept, invalid bytes replaced by U+FFFD by nlohmann's own rules.
+TEST(DriverProtocol, BuildersWriteWhatNlohmannWrote) {
+  std::vector<std::string> strings = {"", "x", "s1", "/tmp/a b", "\"\\\b\f\n\r\t", std::string("\0\x01\x1f\x7f", 4),
+                                      "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\xef\xbf\xbd", "\xed\x9f\xbf",
+                                      "\xf4\x8f\xbf\xbf"};
+  // Every string of one and two bytes from bytes that start, continue or break UTF-8 sequences.
+  const std::string bytes = std::string("\0\x1f \"\\a\x7f\x80\x8f\x90\x9f\xa0\xbf\xc0\xc1\xc2\xdf\xe0\xed\xef\xf0\xf4\xf5\xff", 24);
+  for (const char a : bytes) {
+    strings.emplace_back(1, a);
+    for (const char b : bytes) strings.push_back(std::string{a, b});
+  }
+  // And random strings up to 12 bytes, biased to the UTF-8 lead and continuation bytes.
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  const auto next = [&] { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  for (int n = 0; n < 20000; ++n) {
+    std::string s(next() % 13, ' ');
+    for (auto& c : s) c = next() % 2 ? bytes[next() % bytes.size()] : static_cast<char>(next() % 256);
+    strings.push_back(s);
+  }
+  for (const auto& s : strings) {
+    ASSERT_EQ(exec_request(7, s, {s, "x"}, s, {{s, s}, {"A", "1"}}, 1.5),
+              reference_exec(7, s, {s, "x"}, s, {{s, s}, {"A", "1"}}, 1.5))
+        << json(s).dump(-1, ' ', true, json::error_handler_t::replace);
+    ASSERT_EQ(write_file_request(9, s, s, s),
+              dumped({{"id", 9}, {"op", "write_file"}, {"session", s}, {"path", s}, {"content", s}}));
+    ASSERT_EQ(read_file_request(-3, s, s), dumped({{"id", -3}, {"op", "read_file"}, {"session", s}, {"path", s}}));
+  }
+  EXPECT_EQ(exec_request(1, "s", {}, std::nullopt, {}, std::nullopt), reference_exec(1, "s", {}, std::nullopt, {}, std::nullopt));
+  EXPECT_EQ(exec_request(1, "s", {"a", "b", "c"}, std::nullopt, {}, 0.1), reference_exec(1, "s", {"a", "b", "c"}, std::nullopt, {}, 0.1));
 }
 
 TEST(DriverProtocol, RejectsWhatIsNotAnAnswer) {
@@ -92,6 +148,35 @@ TEST(DriverProtocol, ExecAnswersNeedAnOutcome) {
   EXPECT_THROW(parse_exec(parse_response(R"({"id":3,"ok":true,"stdout":""})")), ProtocolError);
   EXPECT_THROW(parse_exec(parse_response(R"({"id":3,"ok":true,"exit_code":0,"stdout":5})")), ProtocolError);
   EXPECT_THROW(parse_exec(parse_response(R"({"id":3,"ok":true,"exit_code":0,"signal":4096})")), ProtocolError);
+}
+
+// What fuzz/driver_message_fuzzer.cc relies on to skip work: on a failure answer every
+// interpretation throws the answer's DriverFailure, and an interpretation whose fields are
+// all absent throws ProtocolError, whatever else the answer holds.
+TEST(DriverProtocol, InterpretationsRejectWhatTheFuzzerSkips) {
+  const Response failure = parse_response(
+      R"({"id":1,"ok":false,"error":{"code":"invalid","message":"m"},"protocol":1,"name":"n","platform":"p",)"
+      R"("capabilities":{},"exit_code":0,"content":"c","workspace":"/w"})");
+  const auto code = [&](auto&& interpretation) {
+    try {
+      interpretation();
+    } catch (const DriverFailure& e) {
+      return e.code;
+    }
+    return std::string("no DriverFailure");
+  };
+  EXPECT_EQ(code([&] { (void)parse_hello(failure); }), "invalid");
+  EXPECT_EQ(code([&] { (void)parse_boot(failure); }), "invalid");
+  EXPECT_EQ(code([&] { (void)parse_exec(failure); }), "invalid");
+  EXPECT_EQ(code([&] { (void)parse_read_file(failure); }), "invalid");
+  EXPECT_EQ(code([&] { expect_ok(failure); }), "invalid");
+  // Everything but the interpretation's own keys, with values that would be refused if read.
+  const Response other = parse_response(
+      R"({"id":2,"ok":true,"name":7,"platform":[],"capabilities":1,"pinned_env":"x","workspace":"/w",)"
+      R"("error":{"code":"invalid"},"extra":{"exit_code":0,"protocol":1,"content":"c"}})");
+  EXPECT_THROW(parse_hello(other), ProtocolError);     // no "protocol"
+  EXPECT_THROW(parse_exec(other), ProtocolError);      // none of exit_code/signal/timed_out/stdout/stderr
+  EXPECT_THROW(parse_read_file(other), ProtocolError); // no "content"
 }
 
 TEST(DriverCommandLine, SplitsLikeAShellWithoutExpanding) {
