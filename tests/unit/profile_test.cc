@@ -132,3 +132,20 @@ TEST(Profile, SandboxiePassesTheProbeAfterItsOwnFlags) {
   EXPECT_EQ(argv[4], "/bin/probe");
   EXPECT_EQ(argv.back(), "; rm -rf /");
 }
+
+// A list's own keys ({path}, {name}, {value}) expand in that list only: the command around
+// it sees the scalars alone. (Loading rejects such a command; expansion must not rely on it.)
+TEST(Profile, ListKeysStayInTheirList) {
+  Fixture f("/t");
+  Profile p;
+  p.name = "t";
+  p.command = {"{path}", "{writable...}", "{path}{name}", "{env_set...}", "{name}{value}", "{cwd}", "{argv...}"};
+  p.writable_root = {"{path}"};
+  p.env_set = {"{name}={value}"};
+  p.network["none"] = {};
+  const auto argv = expand_profile(p, f.req);
+  const std::vector<std::string> want = {"{path}", "/t/workspace", "/t/extra", "{path}{name}", "KEEP=k", "PATH=/bin",
+                                         "http_proxy=http://127.0.0.1:9", "{name}{value}", "/t/workspace", "/bin/probe",
+                                         "--path", "{cwd}", "; rm -rf /"};
+  EXPECT_EQ(argv, want);
+}
