@@ -106,7 +106,10 @@ class TemplateSpawner final : public Spawner {
 }  // namespace
 
 Profile parse_profile_text(const std::string& text, const std::string& origin) {
-  const toml::table root = schema::parse(text, origin);
+  return parse_profile(schema::parse(text, origin), origin);
+}
+
+Profile parse_profile(const toml::table& root, const std::string& origin) {
   schema::only_fields(root, {"kind", "name", "description", "notes", "requires", "version", "command", "writable_root",
                              "deny_read_dir", "deny_read_file", "env_set", "env_unset", "network"},
                       origin);
@@ -243,7 +246,7 @@ std::unique_ptr<Spawner> make_spawner(const std::string& name_or_profile, const 
   const toml::table root = schema::parse(text, file.string());
   if (root["kind"].value<std::string>() == std::optional<std::string>("driver"))
     return make_driver_spawner(parse_driver_profile(root, file.string(), fs::absolute(file).parent_path()));
-  return make_template_spawner(parse_profile_text(text, file.string()));
+  return make_template_spawner(parse_profile(root, file.string()));
 }
 
 std::vector<std::string> list_spawners(const fs::path& spawners_dir) {
