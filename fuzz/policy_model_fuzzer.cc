@@ -44,19 +44,30 @@ TreeRoots roots_for(std::uint8_t how) {
   return r;
 }
 
+// Targets checked in every input, each with an awkward tail.
+constexpr const char* kUsual[] = {"~/.ssh/id_ed25519", "workspace/x", "sibling/notes.txt", "extra/x", "parent/x"};
+
 // One spawn request per tree layout, built once: each input sets its policy and resolved
 // lists (copying the roots, the probe argv and the cwd per input was a tenth of its allocations).
-SpawnRequest& request_for(std::uint8_t how) {
-  static std::array<SpawnRequest, 4> requests = [] {
-    std::array<SpawnRequest, 4> all;
+// The usual targets are resolved on its roots once too: the same paths in every input.
+struct Layout {
+  SpawnRequest request;
+  std::array<fs::path, std::size(kUsual)> usual;
+};
+
+Layout& layout_for(std::uint8_t how) {
+  static std::array<Layout, 4> layouts = [] {
+    std::array<Layout, 4> all;
     for (std::uint8_t i = 0; i < all.size(); ++i) {
-      all[i].roots = roots_for(i);
-      all[i].probe_argv = {"/probes/breakout-probe-fs", "--", "{home}"};
-      all[i].cwd = all[i].roots.workspace.string();
+      SpawnRequest& req = all[i].request;
+      req.roots = roots_for(i);
+      req.probe_argv = {"/probes/breakout-probe-fs", "--", "{home}"};
+      req.cwd = req.roots.workspace.string();
+      for (std::size_t t = 0; t < std::size(kUsual); ++t) all[i].usual[t] = resolve_policy_path(kUsual[t], req.roots);
     }
     return all;
   }();
-  return requests[how % 4];
+  return layouts[how % 4];
 }
 
 const Profile& profile() {
@@ -88,20 +99,32 @@ bool has_run(const std::vector<std::string>& argv, std::initializer_list<std::st
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   ByteReader in(std::string_view(reinterpret_cast<const char*>(data), size));
-  SpawnRequest& req = request_for(in.byte());
+  Layout& layout = layout_for(in.byte());
+  SpawnRequest& req = layout.request;
   const TreeRoots& roots = req.roots;
+  // The request outlives the input, so it must not keep this input's allocations: libFuzzer
+  // re-runs every input that mallocs more than it frees to look for a leak (-detect_leaks),
+  // and a resolved list longer than the last one's was that ~11 % of the CPU (perf).
+  struct Release {
+    SpawnRequest& req;
+    ~Release() {
+      req.policy = nullptr;
+      req.resolved = ResolvedPolicy{};
+    }
+  } release{req};
   Policy p;
   p.name = "fuzz";
-  for (std::size_t i = 0, n = in.pick(4); i < n; ++i) p.writable_roots.push_back(symbolic(in));
-  for (std::size_t i = 0, n = in.pick(4); i < n; ++i) p.deny_read.push_back(symbolic(in));
+  for (auto* list : {&p.writable_roots, &p.deny_read}) {
+    list->resize(in.pick(4));
+    for (auto& entry : *list) entry = symbolic(in);
+  }
   for (std::size_t i = 0, n = in.pick(3); i < n; ++i) p.env.pinned[kNames[in.pick(std::size(kNames))]] = kNames[in.pick(std::size(kNames))];
   req.policy = &p;
   req.resolved = resolve(p, roots);
   const ResolvedPolicy& r = req.resolved;
 
-  // Targets: below every entry, plus the usual ones, each with an awkward tail.
-  const auto check_target = [&](const std::string& t) {
-    const fs::path path = resolve_policy_path(t, roots);
+  // Targets: the usual ones, and below every entry with an awkward tail. `path` is `t` resolved.
+  const auto check_target = [&](std::string_view t, const fs::path& path) {
     const Classified c = classify(path, "", r, roots);  // the policy resolved once, above
     // Built only when a check fails (FUZZ_CHECK_MSG evaluates its detail lazily): per target it cost more than the checks.
     const auto what = [&] { return "'" + printable_excerpt(t, 200) + "' region " + to_string(c.region); };
@@ -111,10 +134,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK_MSG((c.region == Region::kDenyRead) == (c.read == Expected::kDenied), what());
     if (c.region == Region::kWorkspace || c.region == Region::kWritableRoot) FUZZ_CHECK_MSG(c.write == Expected::kAllowed, what());
   };
-  static const std::string kUsual[] = {"~/.ssh/id_ed25519", "workspace/x", "sibling/notes.txt", "extra/x", "parent/x"};
-  for (const auto& t : kUsual) check_target(t);
-  for (const auto& w : p.writable_roots) check_target(w + "/" + kNames[in.pick(std::size(kNames))]);
-  for (const auto& d : p.deny_read) check_target(d + "/" + kNames[in.pick(std::size(kNames))]);
+  for (std::size_t t = 0; t < std::size(kUsual); ++t) check_target(kUsual[t], layout.usual[t]);
+  std::string below;  // one buffer for the targets below each entry ("a + b + c" allocated twice per target)
+  for (const auto* list : {&p.writable_roots, &p.deny_read})
+    for (const auto& entry : *list) {
+      below.assign(entry).append("/").append(kNames[in.pick(std::size(kNames))]);
+      check_target(below, resolve_policy_path(below, roots));
+    }
 
   // Template expansion: each path and value stays one argv element, never re-expanded.
   const std::vector<std::string> argv = expand_profile(profile(), req);

@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (root["kind"].value<std::string>() == std::optional<std::string>("driver"))
       check_driver(parse_driver_profile(root, "fuzz.toml", "/profiles"));
     else
-      check_template(parse_profile_text(text, "fuzz.toml"));
+      check_template(parse_profile(root, "fuzz.toml"));  // parse_profile_text would parse the text again
   } catch (const Error& e) {
     FUZZ_EXPECT_CODED(e);
   }

@@ -24,27 +24,56 @@ TreeRoots placeholder_roots() {
 
 namespace {
 
-// The first entry of `list` that `path` lies within (nullptr: none). The write and read
-// rules below are decided by it alone; the sentence is built from it only when asked for.
+// The first entry of `list` that `path` lies within (nullptr: none).
 const fs::path* first_within(const fs::path& path, const std::vector<fs::path>& list) {
   for (const auto& entry : list)
     if (path_within(path, entry)) return &entry;
   return nullptr;
 }
 
-Expected write_rule(const fs::path* writable_root) { return writable_root ? Expected::kAllowed : Expected::kDenied; }
-Expected read_rule(const fs::path* deny_entry) { return deny_entry ? Expected::kDenied : Expected::kAllowed; }
+// The fs write and read rules, each decided by the first entry of one list the path lies
+// within. fs_rule() is the one place that maps a class to its rule: expect_fs() (with the
+// sentence) and expected_fs() (the value alone, for the classifier) both take it from
+// there, so the two cannot come to disagree.
+struct FsRule {
+  const std::vector<fs::path>& list;
+  Expected (*value)(const fs::path* entry);
+  std::string (*why)(const fs::path* entry);  // called only when the sentence is wanted
+};
 
-Expectation expect_write(const fs::path& path, const ResolvedPolicy& r) {
-  const fs::path* root = first_within(path, r.writable);
-  return {write_rule(root), root ? "inside writable root " + root->filename().string()
-                                 : "outside every writable root (workspace and writable_roots)"};
+FsRule write_rule(const ResolvedPolicy& r) {
+  return {r.writable, [](const fs::path* root) { return root ? Expected::kAllowed : Expected::kDenied; },
+          [](const fs::path* root) {
+            return root ? "inside writable root " + root->filename().string()
+                        : std::string("outside every writable root (workspace and writable_roots)");
+          }};
 }
 
-Expectation expect_read(const fs::path& path, const ResolvedPolicy& r) {
-  const fs::path* denied = first_within(path, r.deny_read);
-  return {read_rule(denied), denied ? "under deny_read entry " + denied->string() : "not under any deny_read entry"};
+FsRule read_rule(const ResolvedPolicy& r) {
+  return {r.deny_read, [](const fs::path* denied) { return denied ? Expected::kDenied : Expected::kAllowed; },
+          [](const fs::path* denied) {
+            return denied ? "under deny_read entry " + denied->string() : std::string("not under any deny_read entry");
+          }};
 }
+
+FsRule fs_rule(AttemptClass klass, const ResolvedPolicy& r) {
+  switch (klass) {
+    case AttemptClass::kFsWrite:
+    case AttemptClass::kRealHomeWrite: return write_rule(r);  // the real HOME changes where the tree is, not the rule
+    case AttemptClass::kFsRead:
+    case AttemptClass::kRealHomeRead: return read_rule(r);
+    default: break;
+  }
+  throw Error("[bad-class] " + std::string(to_string(klass)) + " is not an fs-write or fs-read class");
+}
+
+Expectation explain(const FsRule& rule, const fs::path& path) {
+  const fs::path* entry = first_within(path, rule.list);
+  return {rule.value(entry), rule.why(entry)};
+}
+
+Expectation expect_write(const fs::path& path, const ResolvedPolicy& r) { return explain(write_rule(r), path); }
+Expectation expect_read(const fs::path& path, const ResolvedPolicy& r) { return explain(read_rule(r), path); }
 
 // The spawner's fs API (docs/drivers.md, capability fs) works for the sandbox on
 // the host: confined to the writable roots, and never a deny_read path (deny wins).
@@ -125,25 +154,12 @@ Expectation expect_recon(const Policy& policy) {
 }  // namespace
 
 Expectation expect_fs(AttemptClass klass, const fs::path& path, const ResolvedPolicy& r) {
-  switch (klass) {
-    case AttemptClass::kFsWrite:
-    case AttemptClass::kRealHomeWrite: return expect_write(path, r);  // the real HOME changes where the tree is, not the rule
-    case AttemptClass::kFsRead:
-    case AttemptClass::kRealHomeRead: return expect_read(path, r);
-    default: break;
-  }
-  throw Error("[bad-class] " + std::string(to_string(klass)) + " is not an fs-write or fs-read class");
+  return explain(fs_rule(klass, r), path);
 }
 
 Expected expected_fs(AttemptClass klass, const fs::path& path, const ResolvedPolicy& r) {
-  switch (klass) {
-    case AttemptClass::kFsWrite:
-    case AttemptClass::kRealHomeWrite: return write_rule(first_within(path, r.writable));
-    case AttemptClass::kFsRead:
-    case AttemptClass::kRealHomeRead: return read_rule(first_within(path, r.deny_read));
-    default: break;
-  }
-  throw Error("[bad-class] " + std::string(to_string(klass)) + " is not an fs-write or fs-read class");
+  const FsRule rule = fs_rule(klass, r);
+  return rule.value(first_within(path, rule.list));
 }
 
 Expectation expect(AttemptClass klass, const Target* target, const Policy& policy,

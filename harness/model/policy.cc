@@ -109,10 +109,14 @@ namespace {
 // the result as one string, where lexically_normal builds a path element by element (an
 // allocation per element under ASan: resolve_policy_path dominated policy_model_fuzzer,
 // docs/fuzzing.md). tests/unit/policy_path_test.cc compares the two on every short path.
-std::string lexically_normal_posix(std::string_view s) {
+// Writes into `out` (its capacity reused; `s` must not point into it).
+void lexically_normal_posix(std::string_view s, std::string& out) {
   // Only separators: libstdc++ keeps them as they are ("//" stays "//"), and so does this.
-  if (s.find_first_not_of('/') == std::string_view::npos) return std::string(s);
-  std::string out;
+  if (s.find_first_not_of('/') == std::string_view::npos) {
+    out.assign(s);
+    return;
+  }
+  out.clear();
   const bool abs = s.front() == '/';
   out.reserve(s.size() + 1);
   if (abs) out += '/';
@@ -143,9 +147,17 @@ std::string lexically_normal_posix(std::string_view s) {
       if (name == "..") ++dotdots;
     }
   }
-  if (names == 0) return abs ? "/" : ".";
+  if (names == 0) {
+    out.assign(abs ? "/" : ".");
+    return;
+  }
   if (trailing && names > dotdots) out += '/';  // never after a last ".."
-  return out;
+}
+
+fs::path normal_path(std::string_view s) {
+  std::string out;
+  lexically_normal_posix(s, out);
+  return fs::path(std::move(out));
 }
 #endif  // Windows paths keep fs::path::lexically_normal (native() is a wide string there)
 
@@ -158,11 +170,14 @@ fs::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots
   auto under = [](const fs::path& base, std::string_view rest) -> fs::path {
     if (rest.empty()) return base;
 #ifndef _WIN32
-    if (rest.front() == '/') return fs::path(lexically_normal_posix(rest));
-    std::string joined = base.native();
+    if (rest.front() == '/') return normal_path(rest);
+    // Joined in a per-thread buffer: only the normal form is a new string (a copy of the
+    // base plus its growth by `rest` were two allocations per resolved path).
+    thread_local std::string joined;
+    joined.assign(base.native());
     if (!joined.empty() && joined.back() != '/') joined += '/';
     joined.append(rest);
-    return fs::path(lexically_normal_posix(joined));
+    return normal_path(joined);
 #else
     return (base / fs::path(rest)).lexically_normal();
 #endif
@@ -176,7 +191,7 @@ fs::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots
   };
   if (!symbolic.empty() && symbolic[0] == '/') {
 #ifndef _WIN32
-    return fs::path(lexically_normal_posix(symbolic));
+    return normal_path(symbolic);
 #else
     return fs::path(symbolic).lexically_normal();
 #endif
@@ -192,7 +207,10 @@ fs::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots
 
 bool is_lexically_normal(const fs::path& p) {
 #ifndef _WIN32
-  return lexically_normal_posix(p.native()) == p.native();
+  // Into a per-thread buffer: the classifier asks this for every path it classifies.
+  thread_local std::string normal;
+  lexically_normal_posix(p.native(), normal);
+  return normal == p.native();
 #else
   return p.lexically_normal().native() == p.native();
 #endif
@@ -208,28 +226,37 @@ ResolvedPolicy resolve(const Policy& policy, const TreeRoots& roots) {
 
 namespace {
 
+#if defined(__clang__)
+#define BREAKOUT_NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define BREAKOUT_NO_COVERAGE
+#endif
+
 // POSIX paths component by component over their strings: the same answer as comparing
 // fs::path elements (a root directory, then names; the empty names of "//" and of a
 // trailing '/' skipped), without an fs::path::compare per element, which dominated
 // classify() under ASan (docs/fuzzing.md). A template only so that it compiles where
 // fs::path holds wide strings (Windows), where path_within keeps the element loop.
+//
+// Not instrumented for coverage in fuzz builds, and plain loops rather than find/memcmp
+// (out-of-line calls that would be instrumented, and memcmp's fuzzer hook): the classifier
+// and the fuzzers' own checks call it tens of times per path, and its edge counters and
+// comparison hooks were ~16 % of policy_model_fuzzer's CPU (perf). What that feedback could
+// lead to, no fuzzer can see: both sides of every fuzz property call this function. Its
+// answers are checked instead by tests/unit/policy_path_test.cc, against fs::path element
+// comparison on every pair of paths over {/ . a b} up to 4 characters. ASan and UBSan still
+// check it.
 template <typename Char>
-bool within_posix(std::basic_string_view<Char> ps, std::basic_string_view<Char> rs) {
+BREAKOUT_NO_COVERAGE bool within_posix(std::basic_string_view<Char> ps, std::basic_string_view<Char> rs) {
   const std::size_t pn = ps.size(), rn = rs.size();
   if (rn > 0 && (pn > 0 && ps[0] == '/') != (rs[0] == '/')) return false;  // "/" is an element of its own
-  // A name of the root at a time, found with one find and compared with one memcmp: a loop
-  // per character costs several traced comparisons each in the fuzz build, and this
-  // function is called tens of times per classified path.
-  using Traits = std::char_traits<Char>;
   std::size_t i = 0, j = 0;
-  for (;;) {
+  for (;;) {  // a name of the root at a time
     while (j < rn && rs[j] == '/') ++j;
     if (j == rn) return true;  // every name of the root matched
     while (i < pn && ps[i] == '/') ++i;
-    const std::size_t len = std::min(rs.find('/', j), rn) - j;
-    if (pn - i < len || Traits::compare(ps.data() + i, rs.data() + j, len) != 0) return false;
-    i += len;
-    j += len;
+    for (; j < rn && rs[j] != '/'; ++i, ++j)
+      if (i == pn || ps[i] != rs[j]) return false;
     if (i < pn && ps[i] != '/') return false;  // p's name goes on: "/ab" is not within "/a"
   }
 }

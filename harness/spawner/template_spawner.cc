@@ -29,6 +29,15 @@ void append_expanded(std::vector<std::string>& out, const std::vector<std::strin
   for (const auto& t : tmpl) out.push_back(substitute_placeholders(t, vars));
 }
 
+// `dst` = the path's text, reusing dst's capacity where native() already is that text.
+void assign_path(std::string& dst, const fs::path& p) {
+#ifndef _WIN32
+  dst.assign(p.native());
+#else
+  dst = p.string();  // native() is a wide string there
+#endif
+}
+
 // Placeholders a template element may use, so typos fail at load time. A
 // placeholder is "{name}" or "{name...}" with name in [a-z_]; other braces
 // (JSON in a shell snippet, say) are literal text. `extra` are the scalars only
@@ -97,7 +106,10 @@ class TemplateSpawner final : public Spawner {
 }  // namespace
 
 Profile parse_profile_text(const std::string& text, const std::string& origin) {
-  const toml::table root = schema::parse(text, origin);
+  return parse_profile(schema::parse(text, origin), origin);
+}
+
+Profile parse_profile(const toml::table& root, const std::string& origin) {
   schema::only_fields(root, {"kind", "name", "description", "notes", "requires", "version", "command", "writable_root",
                              "deny_read_dir", "deny_read_file", "env_set", "env_unset", "network"},
                       origin);
@@ -147,57 +159,74 @@ Profile load_profile_file(const fs::path& file) {
 
 std::vector<std::string> expand_profile(const Profile& profile, const SpawnRequest& r) {
   check(r.policy != nullptr, "spawn request without a policy");
-  const std::map<std::string, std::string> scalars = {{"{cwd}", r.cwd},
-                                                       {"{workspace}", r.roots.workspace.string()},
-                                                       {"{home}", r.roots.home.string()},
-                                                       {"{tree}", r.roots.tree.string()}};
+  // The scalars, and the per-element keys of the list being expanded ("{path}", "{name}",
+  // "{value}"), in one map: each list sets its keys per element and erases them after it,
+  // so the command and the other lists see the scalars only. (A copy of the scalars per
+  // list, and an initializer list copying each value twice, were most of the allocations
+  // of this function, called per input by fuzz/policy_model_fuzzer.cc.)
+  std::map<std::string, std::string> vars;
+  vars.try_emplace("{cwd}", r.cwd);
+  vars.try_emplace("{workspace}", r.roots.workspace.string());
+  vars.try_emplace("{home}", r.roots.home.string());
+  vars.try_emplace("{tree}", r.roots.tree.string());
   // Which caller variables the child may see: inherited names, then pinned values win.
   std::map<std::string, std::string> visible;
   for (const auto& name : r.policy->env.inherit)
     if (auto it = r.caller_env.find(name); it != r.caller_env.end()) visible[name] = it->second;
   for (const auto& [name, value] : r.policy->env.pinned) visible[name] = value;
 
+  // Room for every element a list can add, so the vector grows once.
+  std::size_t most = profile.command.size() + r.probe_argv.size();
+  if (auto it = profile.network.find(to_string(r.policy->network)); it != profile.network.end()) most += it->second.size();
+  most += r.resolved.writable.size() * profile.writable_root.size();
+  most += r.resolved.deny_read.size() * std::max(profile.deny_read_dir.size(), profile.deny_read_file.size());
+  most += visible.size() * profile.env_set.size() + r.caller_env.size() * profile.env_unset.size();
   std::vector<std::string> out;
+  out.reserve(most);
   for (const auto& token : profile.command) {
     if (token == "{argv...}") {
       out.insert(out.end(), r.probe_argv.begin(), r.probe_argv.end());
     } else if (token == "{network...}") {
       auto it = profile.network.find(to_string(r.policy->network));
       check(it != profile.network.end(), profile.name + ": no flags for this network mode");
-      append_expanded(out, it->second, scalars);
+      append_expanded(out, it->second, vars);
     } else if (token == "{writable...}") {
-      // One copy of the scalars per list, its per-element keys overwritten each time (a
-      // copy per element was most of expand_profile's allocations).
-      auto vars = scalars;
+      std::string& path = vars["{path}"];
       for (const auto& w : r.resolved.writable) {
-        vars["{path}"] = w.string();
+        assign_path(path, w);
         append_expanded(out, profile.writable_root, vars);
       }
+      vars.erase("{path}");
     } else if (token == "{deny_read...}") {
-      auto vars = scalars;
+      std::string& path = vars["{path}"];
       for (const auto& d : r.resolved.deny_read) {
         std::error_code ec;
         const auto st = fs::symlink_status(d, ec);
         if (ec || !fs::exists(st)) continue;  // nothing there to hide (docs/spawners.md)
-        vars["{path}"] = d.string();
+        assign_path(path, d);
         append_expanded(out, fs::is_directory(st) ? profile.deny_read_dir : profile.deny_read_file, vars);
       }
+      vars.erase("{path}");
     } else if (token == "{env_set...}") {
-      auto vars = scalars;
+      std::string& name_var = vars["{name}"];
+      std::string& value_var = vars["{value}"];
       for (const auto& [name, value] : visible) {
-        vars["{name}"] = name;
-        vars["{value}"] = value;
+        name_var = name;
+        value_var = value;
         append_expanded(out, profile.env_set, vars);
       }
+      vars.erase("{name}");
+      vars.erase("{value}");
     } else if (token == "{env_unset...}") {
-      auto vars = scalars;
+      std::string& name_var = vars["{name}"];
       for (const auto& [name, value] : r.caller_env) {
         if (visible.count(name)) continue;
-        vars["{name}"] = name;
+        name_var = name;
         append_expanded(out, profile.env_unset, vars);
       }
+      vars.erase("{name}");
     } else {
-      out.push_back(substitute_placeholders(token, scalars));
+      out.push_back(substitute_placeholders(token, vars));
     }
   }
   return out;
@@ -217,7 +246,7 @@ std::unique_ptr<Spawner> make_spawner(const std::string& name_or_profile, const 
   const toml::table root = schema::parse(text, file.string());
   if (root["kind"].value<std::string>() == std::optional<std::string>("driver"))
     return make_driver_spawner(parse_driver_profile(root, file.string(), fs::absolute(file).parent_path()));
-  return make_template_spawner(parse_profile_text(text, file.string()));
+  return make_template_spawner(parse_profile(root, file.string()));
 }
 
 std::vector<std::string> list_spawners(const fs::path& spawners_dir) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <toml++/toml.h>
+
 #include "harness/spawner/spawner.h"
 
 namespace breakout {
@@ -31,6 +33,9 @@ struct Profile {
 };
 
 Profile parse_profile_text(const std::string& text, const std::string& origin);
+// The same for a document already parsed (schema::parse), so a caller that first looks at
+// its "kind" (make_spawner, fuzz/profile_fuzzer.cc) does not parse the text twice.
+Profile parse_profile(const toml::table& root, const std::string& origin);
 Profile load_profile_file(const std::filesystem::path& file);
 
 // Pure expansion (unit-tested): list tokens "{argv...}", "{network...}",

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "harness/core/error.h"
 #include "harness/model/policy.h"
 #include "harness/spawner/template_spawner.h"
 
@@ -131,4 +132,42 @@ TEST(Profile, SandboxiePassesTheProbeAfterItsOwnFlags) {
   EXPECT_EQ(argv[2], "/wait");
   EXPECT_EQ(argv[4], "/bin/probe");
   EXPECT_EQ(argv.back(), "; rm -rf /");
+}
+
+// make_spawner and profile_fuzzer hand over the table they parsed to read "kind": the
+// profile from it is the one parse_profile_text makes of the text.
+TEST(Profile, ParsedTableGivesTheSameProfile) {
+  const Profile a = parse_profile_text(kProfile, "test");
+  const Profile b = parse_profile(toml::parse(kProfile), "test");
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.description, b.description);
+  EXPECT_EQ(a.notes, b.notes);
+  EXPECT_EQ(a.requires_tools, b.requires_tools);
+  EXPECT_EQ(a.version_argv, b.version_argv);
+  EXPECT_EQ(a.command, b.command);
+  EXPECT_EQ(a.writable_root, b.writable_root);
+  EXPECT_EQ(a.deny_read_dir, b.deny_read_dir);
+  EXPECT_EQ(a.deny_read_file, b.deny_read_file);
+  EXPECT_EQ(a.env_set, b.env_set);
+  EXPECT_EQ(a.env_unset, b.env_unset);
+  EXPECT_EQ(a.network, b.network);
+  EXPECT_EQ(a.network_unsupported, b.network_unsupported);
+  EXPECT_THROW((void)parse_profile(toml::parse("name = \"x\""), "test"), Error);
+}
+
+// A list's own keys ({path}, {name}, {value}) expand in that list only: the command around
+// it sees the scalars alone. (Loading rejects such a command; expansion must not rely on it.)
+TEST(Profile, ListKeysStayInTheirList) {
+  Fixture f("/t");
+  Profile p;
+  p.name = "t";
+  p.command = {"{path}", "{writable...}", "{path}{name}", "{env_set...}", "{name}{value}", "{cwd}", "{argv...}"};
+  p.writable_root = {"{path}"};
+  p.env_set = {"{name}={value}"};
+  p.network["none"] = {};
+  const auto argv = expand_profile(p, f.req);
+  const std::vector<std::string> want = {"{path}", "/t/workspace", "/t/extra", "{path}{name}", "KEEP=k", "PATH=/bin",
+                                         "http_proxy=http://127.0.0.1:9", "{name}{value}", "/t/workspace", "/bin/probe",
+                                         "--path", "{cwd}", "; rm -rf /"};
+  EXPECT_EQ(argv, want);
 }
