@@ -41,25 +41,38 @@ need_unavailable="win.job.schtasks"
 # (GetAdaptersAddresses finds none) skips them with that reason: then a warning, not a failure.
 need_attempts="net.host-address net.proxy-honouring"
 
-start=$(date +%s)
-set +e
-# 1200 s: win_paths.toml roughly trebled the executions (126 -> 334); the run took up to 155 s for 126 under load.
-timeout 1200 "$WINE" "$bin/breakout.exe" --scenarios "$src\\scenarios" --spawners "$src\\spawners" \
-  run --spawner none --suite windows --jobs 2 --out "Z:$(tr / '\\' <<<"$out")\\res" \
-  >"$out/stdout" 2>"$out/stderr"
-rc=$?
-set -e
-secs=$(( $(date +%s) - start ))
 res="$out/res/results.json"
-[[ -f $res ]] || { cat "$out/stderr" >&2; fail "no results.json (run exited $rc after $secs s)"; }
-# Exit 3 = at least one escape (harness/report/results.cc run_exit_status): what the positive control must give.
-[[ $rc -eq 3 ]] || { cat "$out/stderr" >&2; fail "run exited $rc, expected 3 (escapes found)"; }
-
-bad=$(jq -r '.attempts[]
+bad_rows='.attempts[]
   | select((.verdict == "skip" and (.reason | length) == 0)
         or (.verdict != "skip" and .role == "deny" and .verdict != "escape")
         or (.verdict != "skip" and .role != "deny" and .verdict != "pass"))
-  | "\(.id) [\(.role)] \(.verdict): \(.reason)"' "$res")
+  | "\(.id) [\(.role)] \(.verdict): \(.reason)"'
+run_suite() {
+  rm -rf "$out/res"
+  start=$(date +%s)
+  set +e
+  # 1200 s: win_paths.toml roughly trebled the executions (126 -> 334); the run took up to 155 s for 126 under load.
+  timeout 1200 "$WINE" "$bin/breakout.exe" --scenarios "$src\\scenarios" --spawners "$src\\spawners" \
+    run --spawner none --suite windows --jobs 2 --out "Z:$(tr / '\\' <<<"$out")\\res" \
+    >"$out/stdout" 2>"$out/stderr"
+  rc=$?
+  set -e
+  secs=$(( $(date +%s) - start ))
+  [[ -f $res ]] || { cat "$out/stderr" >&2; fail "no results.json (run exited $rc after $secs s)"; }
+  bad=$(jq -r "$bad_rows" "$res")
+}
+run_suite
+# Wine's CreateProcessW now and then fails inside Wine with ERROR_INTERNAL_ERROR (1359) for one
+# spawn out of ~380 (seen once in a fresh-clone CI run, 2026-11-30; the same tree passed on
+# rerun). That is Wine's fault, not a verdict: when it is the only wrong row, the suite runs once
+# more and the second run is judged as strictly as the first. Any other wrong row fails at once.
+if [[ -n $bad ]] && ! grep -qv 'error: the spawner did not start: \[win32\] CreateProcessW .*(error 1359)$' <<<"$bad"; then
+  echo "$bad" >&2
+  echo "wine run: warning: Wine's CreateProcessW failed internally (error 1359) above; running the suite once more" >&2
+  run_suite
+fi
+# Exit 3 = at least one escape (harness/report/results.cc run_exit_status): what the positive control must give.
+[[ $rc -eq 3 ]] || { cat "$out/stderr" >&2; fail "run exited $rc, expected 3 (escapes found)"; }
 [[ -z $bad ]] || { echo "$bad" >&2; fail "executions with the wrong verdict (above)"; }
 ran=$(jq '[.attempts[] | select(.verdict != "skip")] | length' "$res")
 (( ran >= min_ran )) || fail "only $ran executions ran, expected at least $min_ran"
