@@ -37,6 +37,21 @@ std::size_t nesting_depth(std::string_view s) {
   return deepest;
 }
 
+// False when `s` cannot be a JSON object text: after an optional UTF-8 byte order mark (which
+// nlohmann skips, lexer::skip_bom) and JSON whitespace (RFC 8259 §2: space, tab, LF, CR), it
+// must open with '{' and, before trailing whitespace, close with '}'. Checked before nlohmann
+// parses: on text that is not JSON, nlohmann builds its parse_error messages (about twenty
+// allocations, twice for a bad first token) even with exceptions off, for a result that is
+// discarded here. Stricter than nlohmann in one case: its lexer takes a NUL byte for the end of
+// input and ignored whatever followed a complete object; a driver's answer is the whole line.
+bool may_be_json_object(std::string_view s) {
+  if (s.substr(0, 3) == "\xEF\xBB\xBF") s.remove_prefix(3);
+  constexpr std::string_view kSpace = " \t\n\r";
+  const std::size_t first = s.find_first_not_of(kSpace);
+  if (first == std::string_view::npos || s[first] != '{') return false;
+  return s[s.find_last_not_of(kSpace)] == '}';
+}
+
 // Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no
 // surrogates, nothing past U+10FFFF), 0 when the bytes there are not one.
 std::size_t utf8_sequence(std::string_view s, std::size_t i) {
@@ -166,8 +181,12 @@ std::string exec_request(long long id, const std::string& session, const std::ve
                          const std::vector<std::pair<std::string, std::string>>& env,
                          std::optional<double> timeout_s) {
   // Keys in the order nlohmann's std::map wrote them, then env: the same line as a json object's dump.
+  // Room for every string (escaping may still grow it): one allocation for the usual line.
+  std::size_t room = 96 + session.size() + (cwd ? cwd->size() : 0);
+  for (const auto& a : argv) room += a.size() + 3;
+  for (const auto& [name, value] : env) room += name.size() + value.size() + 6;
   std::string text;
-  text.reserve(96 + 2 * session.size() + (cwd ? 2 * cwd->size() : 0));
+  text.reserve(room + room / 8);
   text += "{\"argv\":[";
   for (std::size_t i = 0; i < argv.size(); ++i) {
     if (i) text += ',';
@@ -234,7 +253,7 @@ Response parse_response(std::string_view line) {
   Response r;
   // Without exceptions: bad JSON comes back discarded (not an object) instead of as a
   // json::parse_error whose message is built and thrown only to be replaced here.
-  r.body = json::parse(line, nullptr, false);
+  if (may_be_json_object(line)) r.body = json::parse(line, nullptr, false);
   if (!r.body.is_object()) throw ProtocolError("not a JSON object: " + excerpt(line));
   // By reference (a `cond ? body["x"] : json()` would copy the value, a whole error object).
   const auto member = [](const json& object, const char* name) -> const json& {

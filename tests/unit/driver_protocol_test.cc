@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/text.h"
 #include "harness/driver/protocol.h"
 #include "harness/spawner/driver_spawner.h"
 
@@ -101,6 +102,37 @@ TEST(DriverProtocol, RejectsWhatIsNotAnAnswer) {
   EXPECT_THROW(parse_response(R"({"id": 1, "ok": 1})"), ProtocolError);
   EXPECT_THROW(parse_response(std::string(100, '[') + std::string(100, ']')), ProtocolError);
   EXPECT_NO_THROW(parse_response(R"({"id": 1, "ok": true, "x": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["})"));
+}
+
+// parse_response refuses text that cannot be an object before nlohmann parses it (protocol.cc,
+// may_be_json_object): that shortcut must refuse nothing nlohmann reads as a valid answer, byte
+// order mark and RFC 8259 whitespace included, and let nothing else through. One deliberate
+// difference: nlohmann's lexer takes a NUL byte for the end of input, so it read
+// `{"id":1,"ok":true}<NUL>anything` as an answer; the answer is the whole line, and such a line
+// is now refused (this test found it).
+TEST(DriverProtocol, ObjectShortcutAgreesWithNlohmann) {
+  const std::vector<std::string> before = {"", " ", "\t\r\n ", "\xEF\xBB\xBF", "\xEF\xBB\xBF \n", " \xEF\xBB\xBF",
+                                           "\xEF\xBB", "x", "\v", std::string(1, '\0')};
+  const std::vector<std::string> bodies = {R"({"id":1,"ok":true})", R"({"id" : 2 , "ok" : false})", "{}", "[1]", "{", "}", "1", ""};
+  const std::vector<std::string> after = {"", " ", "\n", "\r\n\t", "x", "}", "\f", std::string(1, '\0')};
+  int accepted = 0;
+  for (const auto& b : before)
+    for (const auto& body : bodies)
+      for (const auto& a : after) {
+        const std::string line = b + body + a;
+        const json j = json::parse(line, nullptr, false);
+        const bool answer = line.find('\0') == std::string::npos && j.is_object() && j.contains("id") && j["id"].is_number_integer() && j.contains("ok") &&
+                            j["ok"].is_boolean();
+        bool parsed = true;
+        try {
+          (void)parse_response(line);
+        } catch (const ProtocolError&) {
+          parsed = false;
+        }
+        EXPECT_EQ(parsed, answer) << printable_excerpt(line, 80);
+        accepted += parsed;
+      }
+  EXPECT_EQ(accepted, 5 * 2 * 4);  // the BOM- and whitespace-led bodies with whitespace after
 }
 
 TEST(DriverProtocol, FailureCodesOutsideTheListBecomeInternal) {
