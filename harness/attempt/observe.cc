@@ -71,8 +71,9 @@ std::vector<std::string> find_token(const std::string& token, const LaunchResult
 Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
                               const AttemptIo& io) {
   Observation o;
-  const Snapshot after = take_snapshot(tree.roots().tree);
+  Snapshot after = take_snapshot(tree.roots().tree);
   const auto changes = diff_snapshots(before, after);
+  tree.keep_after_snapshot(std::move(after));  // a tree pool restores from it (tree.h)
   const ResolvedPolicy policy = resolve(*ex.policy, tree.roots());
   std::vector<std::string> writable_rel;
   for (const auto& w : policy.writable) writable_rel.push_back(relative_to_tree(w, tree));

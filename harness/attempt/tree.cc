@@ -1,6 +1,8 @@
 // Building and removing the per-attempt tree (or, for the live fuzzer, recycling it through a TreePool).
 #include "harness/attempt/tree.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include "harness/core/error.h"
@@ -180,17 +182,43 @@ bool AttemptTree::give_back() noexcept {
       if (!pool_->shape_ || pool_->spares_.size() >= kMaxSpares) return false;
       shape = pool_->shape_;
     }
-    open_up_dirs(roots_.tree);
-    Snapshot now = take_snapshot(roots_.tree);
+    // The attempt's after-snapshot, when it took one (fs-write cases), saves a walk of the
+    // tree. It may be stale (a survivor may have written since): then the restore below misses
+    // something, and the check at take time (take_from_pool: a full snapshot of the tree must
+    // equal a fresh tree's) rejects the tree.
+    Snapshot now;
+    if (after_) now = std::move(*after_);
+    else now = take_snapshot(roots_.tree);
+    after_.reset();
+    // open_up_dirs is a walk of its own that only gives directories owner rwx back: needed only
+    // when one lacks it, or could not be read (without root, a probe's chmod 000).
+    bool closed = false;
+    for (const auto& [key, st] : now)
+      closed = closed || (!key.empty() && st.type == 'd' &&
+                          ((st.mode & S_IRWXU) != S_IRWXU || (!st.digest.empty() && st.digest[0] == '!')));
+    if (closed) {
+      open_up_dirs(roots_.tree);
+      now = take_snapshot(roots_.tree);
+    }
     std::error_code ec;
-    bool removed = false;
+    std::vector<std::string> removed;
     for (auto it = now.rbegin(); it != now.rend(); ++it) {  // children before their parents
       if (shape->count(it->first)) continue;
       fs::remove_all(roots_.tree / it->first, ec);
       if (ec) return false;
-      removed = true;
+      removed.push_back(it->first);
     }
-    if (removed) now = take_snapshot(roots_.tree);  // link counts without the removed names
+    // Removing names changes nothing else of the tree but link counts: instead of a new walk,
+    // the removed entries are dropped and the files whose link count is not a fresh tree's
+    // are looked at again (the names removed may have been their other links). Directories'
+    // link counts are not compared here (below), only at take time.
+    for (const auto& key : removed) now.erase(key);
+    for (auto& [key, st] : now) {
+      const auto want = shape->find(key);
+      if (st.type != 'd' && want != shape->end() && st.nlink != want->second.nlink &&
+          !stat_path(roots_.tree / key, st))
+        return false;
+    }
     std::map<std::string, const char*> contents;
     for_each_file([&](const FileSpec& f) { contents[f.rel] = f.content; });
     for (const auto& [key, want] : *shape) {
@@ -228,6 +256,10 @@ AttemptTree::~AttemptTree() {
   if (pool_ != nullptr && give_back()) return;
   open_up_dirs(roots_.tree);
   fs::remove_all(roots_.tree, ec);
+}
+
+void AttemptTree::keep_after_snapshot(Snapshot after) const {
+  if (pool_ != nullptr) after_ = std::move(after);
 }
 
 std::string AttemptTree::token_of(const fs::path& file) const {

@@ -68,6 +68,10 @@ class AttemptTree {
   const std::map<std::filesystem::path, std::string>& canaries() const { return canaries_; }
   // Token of the canary at `file`, or "" when it is not a canary.
   std::string token_of(const std::filesystem::path& file) const;
+  // The attempt's own full snapshot of the tree after its run (observe_fs_change): with a
+  // pool, give_back starts from it instead of walking the tree once more. A cache only: the
+  // tree is used again only if take_from_pool's own snapshot equals a fresh tree's.
+  void keep_after_snapshot(Snapshot after) const;
 
  private:
   void build(const std::filesystem::path* real_home);
@@ -79,6 +83,7 @@ class AttemptTree {
   TreePool* pool_ = nullptr;
   TreeRoots roots_;
   std::map<std::filesystem::path, std::string> canaries_;
+  mutable std::optional<Snapshot> after_;  // keep_after_snapshot's, for give_back
 };
 
 inline constexpr const char* kCanaryPrefix = "BREAKOUT-CANARY-";

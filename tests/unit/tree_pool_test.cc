@@ -147,6 +147,56 @@ TEST_F(TreePoolTest, AParkedTreeChangedAfterItsRestoreIsNotUsed) {
   }
 }
 
+// give_back may start from the attempt's own after-snapshot (keep_after_snapshot) instead of a
+// new walk: the same undoing, with the extras' removal and the link counts it changes.
+TEST_F(TreePoolTest, WhatAnAttemptDidIsUndoneFromItsAfterSnapshot) {
+  auto a = make(&pool);
+  const auto& r = a->roots();
+  append(r.workspace / "new-file", "created by the probe\n");
+  fs::create_directories(r.sibling / "new dir/deeper");
+  append(r.sibling / "new dir/deeper/f", "x");
+  append(r.sibling / "existing.txt", "appended\n");
+  append(r.home / ".ssh/id_ed25519", "more\n");
+  fs::create_hard_link(r.sibling / "notes.txt", r.workspace / "link");  // nlink 2 in the kept snapshot
+  fs::create_symlink("../sibling", r.workspace / "sym");
+  fs::permissions(r.home / ".ssh", fs::perms::owner_all | fs::perms::others_read);
+  fs::permissions(r.sibling / "repo", fs::perms::none);
+  fs::permissions(r.extra / "existing.txt", fs::perms::owner_read);
+  a->keep_after_snapshot(breakout::take_snapshot(r.tree));
+  a.reset();
+  auto b = make(&pool);
+  EXPECT_EQ(pool.reused(), 1u);
+  EXPECT_EQ(pool.rebuilt(), 0u);
+  EXPECT_EQ(seen(*b), fresh());
+}
+
+// The kept after-snapshot may be stale: whatever changed after it (a survivor still writing)
+// is not undone by give_back, so the check at take time must catch it and build afresh.
+TEST_F(TreePoolTest, AChangeAfterTheKeptAfterSnapshotIsNotRecycled) {
+  for (const char* what : {"same-size content", "canary", "xattr", "extra entry", "mode", "hard link"}) {
+    SCOPED_TRACE(what);
+    auto a = make(&pool);
+    const auto& r = a->roots();
+    a->keep_after_snapshot(breakout::take_snapshot(r.tree));
+    const std::string w = what;
+    if (w == "same-size content") {
+      std::fstream f(r.sibling / "existing.txt", std::ios::binary | std::ios::in | std::ios::out);
+      f << "SIBLING";  // "sibling file\n" -> "SIBLING file\n": size unchanged
+    }
+    if (w == "canary") append(r.sibling / "notes.txt", "x");
+    if (w == "xattr") {
+      ASSERT_EQ(::setxattr((r.home / ".profile").c_str(), "user.breakout", "1", 1, 0), 0);
+    }
+    if (w == "extra entry") append(r.home / ".config/autostart/evil.desktop", "x");
+    if (w == "mode") fs::permissions(r.sibling, fs::perms::owner_all);
+    if (w == "hard link") fs::create_hard_link(r.extra / "existing.txt", r.workspace / "link");
+    a.reset();
+    auto b = make(&pool);
+    EXPECT_EQ(seen(*b), fresh());
+    b.reset();
+  }
+}
+
 TEST_F(TreePoolTest, RealHomeTreesAreNeverPooled) {
   const fs::path home = work.path() / "real-home";
   fs::create_directories(home);

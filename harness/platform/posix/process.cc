@@ -56,7 +56,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -260,6 +262,68 @@ std::optional<unsigned long long> start_ticks(int proc_fd, const char* pid) {
   return v;
 }
 
+// Processes a scan found older than its box, kept across scans so that the next ones need
+// not read their `stat` again: pid -> a pidfd of that very process and its start time.
+// A pidfd "refers to" one process and becomes readable when it terminates (pidfd_open(2):
+// "When the process that it refers to terminates, the file descriptor indicates as readable";
+// poll(2) on it). A pid is not reused until its process is reaped, so while the pidfd does
+// not poll readable, the pid is still that process, with that start time (execve keeps it).
+// One poll(2) over all of them thus replaces an openat + read + close of /proc/<pid>/stat
+// per old process (~180 here) in every scan. Bounded (each entry holds an fd), never
+// destroyed (a box may scan during static destruction), guarded by g_old_mu.
+struct OldProcess {
+  UniqueFd pidfd;
+  unsigned long long start = 0;  // /proc/<pid>/stat field 22, boot ticks
+};
+std::mutex g_old_mu;
+std::map<int, OldProcess>& old_processes() {
+  static auto* known = new std::map<int, OldProcess>;
+  return *known;
+}
+
+// At most a quarter of the fd limit, and never more than 1024 entries: the cache must not
+// be what makes a spawn fail with EMFILE.
+std::size_t old_process_cap() {
+  static const std::size_t cap = [] {
+    rlimit r{};
+    if (::getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return std::size_t{1024};
+    return std::min<std::size_t>(1024, static_cast<std::size_t>(r.rlim_cur / 4));
+  }();
+  return cap;
+}
+
+// The pids, among the cached ones, whose process is still alive now and started before
+// `since`; the dead (or unpollable) are dropped from the cache. Called AFTER the scan has
+// listed /proc: a pid skipped for being in this set was, from before the listing until this
+// poll, occupied by the same old process (its pidfd was opened before the listing and does
+// not poll readable), so no process of the attempt can have held it at the listing.
+std::set<int> live_old_pids(unsigned long long since) {
+  std::set<int> out;
+  std::lock_guard lock(g_old_mu);
+  auto& known = old_processes();
+  if (known.empty()) return out;
+  std::vector<pollfd> fds;
+  std::vector<int> pids;
+  fds.reserve(known.size());
+  pids.reserve(known.size());
+  for (const auto& [pid, p] : known) {
+    fds.push_back({p.pidfd.get(), POLLIN, 0});
+    pids.push_back(pid);
+  }
+  int n;
+  do n = ::poll(fds.data(), static_cast<nfds_t>(fds.size()), 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) {  // nothing known for sure: forget them all, the scan reads every pid
+    known.clear();
+    return out;
+  }
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    if (fds[i].revents != 0) known.erase(pids[i]);  // POLLIN: terminated; anything else: unsure
+    else if (known[pids[i]].start < since) out.insert(pids[i]);
+  }
+  return out;
+}
+
 // Pids (other than ours) whose cmdline or environ contains `nonce`. With
 // `kill_them`, each is SIGKILLed through a pidfd opened before reading its
 // files, so a recycled pid is never signalled.
@@ -271,25 +335,41 @@ std::optional<unsigned long long> start_ticks(int proc_fd, const char* pid) {
 // time is its own fork's). Not seen: a process older than the box that an escapee made
 // execve with the nonce (ptrace): it keeps its start time; such a hijack need not exec at
 // all, so it was never something the scan could promise. Reading `stat` alone for the ~170
-// older processes replaced a pidfd plus `cmdline` and `environ` each (docs/fuzzing.md).
+// older processes replaced a pidfd plus `cmdline` and `environ` each (docs/fuzzing.md);
+// since a process once seen older than a box is remembered with a pidfd (old_processes),
+// a later scan reads `stat` only for the pids it has not seen before.
 std::vector<int> nonce_scan(const std::string& nonce, bool kill_them, unsigned long long since) {
   std::vector<int> found;
   if (nonce.size() < 8) return found;  // a short token would match strangers
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return found;
   const int self = static_cast<int>(::getpid());
+  std::vector<int> listed;
   while (const dirent* e = ::readdir(proc)) {
     char* end = nullptr;
     const long pid = std::strtol(e->d_name, &end, 10);
     if (end == e->d_name || *end != '\0' || pid <= 0 || pid == self) continue;
+    listed.push_back(static_cast<int>(pid));
+  }
+  const std::set<int> old = since > 0 ? live_old_pids(since) : std::set<int>{};
+  for (const int pid : listed) {
+    if (old.count(pid)) continue;  // the same process as when it was found older than a box
+    const std::string name = std::to_string(pid);
+    // Opened before `stat` is read: if `stat` says older than the box, the pidfd is that
+    // process (a process that took the pid in between forked after the box, so is younger).
+    UniqueFd pidfd(kill_them || since > 0 ? pidfd_open_compat(pid) : -1);
     if (since > 0) {
-      const auto started = start_ticks(::dirfd(proc), e->d_name);
-      if (started && *started < since) continue;  // older than the attempt; unreadable: read it all
+      const auto started = start_ticks(::dirfd(proc), name.c_str());
+      if (started && *started < since) {  // older than the attempt; unreadable: read it all
+        std::lock_guard lock(g_old_mu);
+        if (pidfd.get() >= 0 && old_processes().size() < old_process_cap())
+          old_processes()[pid] = OldProcess{std::move(pidfd), *started};
+        continue;
+      }
     }
-    UniqueFd pidfd(kill_them ? pidfd_open_compat(static_cast<int>(pid)) : -1);
-    const std::string base = "/proc/" + std::string(e->d_name);
+    const std::string base = "/proc/" + name;
     if (!file_contains(base + "/cmdline", nonce) && !file_contains(base + "/environ", nonce)) continue;
-    found.push_back(static_cast<int>(pid));
+    found.push_back(pid);
     if (!kill_them) continue;
 #ifdef SYS_pidfd_send_signal
     if (pidfd.get() >= 0) {
