@@ -77,7 +77,9 @@ class ModelFs {
   std::string path_of(NodeId id) const;
   // Resolves `path` from directory `start` (ignored for an absolute path), following
   // every symlink including the last one (open(2) without O_NOFOLLOW, realpath(3)).
-  Resolved resolve(NodeId start, std::string_view path) const;
+  // with_path = false leaves Resolved::path empty: a multi-step form's steps before the last
+  // need only the node, and a path through a deep chain is a fresh ~5 KB string.
+  Resolved resolve(NodeId start, std::string_view path, bool with_path = true) const;
 
   // Marks the present tree; rollback() returns to it by dropping the nodes added since
   // and the names they got in older directories (a journal), instead of copying the
