@@ -88,7 +88,7 @@ class ModelFs {
   void rollback();
   // Changes whenever the names change (add, link), unique across all models; rollback()
   // restores the checkpoint's: lets callers cache what they derive from the names
-  // (forms.cc nodes_under).
+  // (forms.cc under()).
   std::uint64_t version() const { return version_; }
 
  private:
