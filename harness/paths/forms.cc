@@ -23,83 +23,55 @@ bool is_dir(const ModelFs& m, NodeId id) { return is_dir(m.node(id).kind); }
 // Every node under `top` by first name (symlinks not followed), `top` first, breadth first,
 // into `out` (its capacity reused). Only files have second names (link(2) refuses a directory:
 // EPERM), so a directory entry is its first name without comparing names (deep chains: 200-byte
-// names). With `sub` (a node under `top`), `in_sub[i]` says whether out[i] is `sub` or below it.
-void walk_under(const ModelFs& m, NodeId top, std::vector<NodeId>& out, NodeId sub, std::vector<char>& in_sub) {
+// names).
+void walk_under(const ModelFs& m, NodeId top, std::vector<NodeId>& out) {
   out.assign(1, top);
-  in_sub.assign(1, top == sub);
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (!is_dir(m, out[i])) continue;
     for (const auto& [name, id] : m.node(out[i]).children) {
       const Node& n = m.node(id);
-      if (n.parent == out[i] && (is_dir(n.kind) || n.name == name)) {
-        out.push_back(id);
-        in_sub.push_back(in_sub[i] || id == sub);
-      }
+      if (n.parent == out[i] && (is_dir(n.kind) || n.name == name)) out.push_back(id);
     }
   }
 }
 
 // walk_under(), kept while the names stay the same (ModelFs::version()): one fuzz input asks
-// for the same lists (the tree's, gen's) at every op and form in between, and every input
+// for the same two lists (the tree, gen) at every op and form in between, and every input
 // starts from the same base tree (its version comes back with rollback()). With it, the
 // nodes of each kind in the same order (next_op's directories and files, next_form's
 // symlinks): filtered once per version instead of into a new vector per op and form. A
 // replaced entry reuses its vectors' capacity: no allocation per op once they are grown
 // (each malloc under ASan records a stack, and ops change the version every time).
-// gen's lists come from the same walk as the tree's: a breadth-first walk from gen visits gen's
-// subtree in the order the walk from the tree does (level by level, each level in its parents'
-// order, children by name), so they are the tree's order filtered to gen's subtree; a second
-// walk per version was a third of the re-walk cost (perf: walk_under 4.6 %, under 7.6 %).
 // Not thread-safe across threads sharing a model: one cache per thread.
 struct Under {
   std::uint64_t version = 0;
-  NodeId tree = kNoNode, gen = kNoNode;
+  NodeId top = kNoNode;
   std::uint64_t used = 0;
-  std::vector<NodeId> nodes;           // the tree's
-  std::vector<char> in_gen;            // per entry of `nodes`
-  std::vector<NodeId> of_kind[5];      // the tree's, indexed by Kind
-  std::vector<NodeId> gen_of_kind[5];  // gen's subtree's, indexed by Kind
+  std::vector<NodeId> nodes;
+  std::vector<NodeId> of_kind[5];  // indexed by Kind
 };
-const Under& under(const ModelFs& m, const Scope& scope) {
+const Under& under(const ModelFs& m, NodeId top) {
   thread_local Under cache[4];
   thread_local std::uint64_t clock = 0;
   Under* oldest = &cache[0];
   for (Under& c : cache) {
-    if (c.version == m.version() && c.tree == scope.tree && c.gen == scope.gen) {
+    if (c.version == m.version() && c.top == top) {
       c.used = ++clock;
       return c;
     }
     if (c.used < oldest->used) oldest = &c;
   }
-  Under& u = *oldest;
-  u.version = m.version();
-  u.tree = scope.tree;
-  u.gen = scope.gen;
-  u.used = ++clock;
-  walk_under(m, scope.tree, u.nodes, scope.gen, u.in_gen);
-  for (auto& v : u.of_kind) v.clear();
-  for (auto& v : u.gen_of_kind) v.clear();
-  bool gen_seen = false;
-  for (std::size_t i = 0; i < u.nodes.size(); ++i) {
-    const auto kind = static_cast<std::size_t>(m.node(u.nodes[i]).kind);
-    u.of_kind[kind].push_back(u.nodes[i]);
-    if (u.in_gen[i]) u.gen_of_kind[kind].push_back(u.nodes[i]);
-    gen_seen = gen_seen || u.in_gen[i];
-  }
-  if (!gen_seen) {  // gen outside the tree: its own walk
-    thread_local std::vector<NodeId> gen_nodes;
-    thread_local std::vector<char> unused;
-    walk_under(m, scope.gen, gen_nodes, kNoNode, unused);
-    for (const NodeId id : gen_nodes) u.gen_of_kind[static_cast<std::size_t>(m.node(id).kind)].push_back(id);
-  }
-  return u;
+  oldest->version = m.version();
+  oldest->top = top;
+  oldest->used = ++clock;
+  walk_under(m, top, oldest->nodes);
+  for (auto& v : oldest->of_kind) v.clear();
+  for (const NodeId id : oldest->nodes) oldest->of_kind[static_cast<std::size_t>(m.node(id).kind)].push_back(id);
+  return *oldest;
 }
-const std::vector<NodeId>& tree_nodes(const ModelFs& m, const Scope& scope) { return under(m, scope).nodes; }
-const std::vector<NodeId>& tree_nodes(const ModelFs& m, const Scope& scope, Kind kind) {
-  return under(m, scope).of_kind[static_cast<std::size_t>(kind)];
-}
-const std::vector<NodeId>& gen_nodes(const ModelFs& m, const Scope& scope, Kind kind) {
-  return under(m, scope).gen_of_kind[static_cast<std::size_t>(kind)];
+const std::vector<NodeId>& nodes_under(const ModelFs& m, NodeId top) { return under(m, top).nodes; }
+const std::vector<NodeId>& nodes_under(const ModelFs& m, NodeId top, Kind kind) {
+  return under(m, top).of_kind[static_cast<std::size_t>(kind)];
 }
 
 // Names of an absolute path, as views into it ("" names from "//" dropped), into `out`.
@@ -156,7 +128,7 @@ std::string decorate(ByteReader& in, const std::string& s) {
 
 // A target: an existing node of the tree, an ancestor of the tree, or a name not made yet.
 std::string target_path(ByteReader& in, const ModelFs& m, const Scope& scope) {
-  const auto& nodes = tree_nodes(m, scope);
+  const auto& nodes = nodes_under(m, scope.tree);
   const std::size_t n = in.pick(nodes.size() + 3);
   if (n < nodes.size()) return m.path_of(nodes[n]);
   if (n == nodes.size()) return m.path_of(m.node(scope.tree).parent);
@@ -211,7 +183,7 @@ const std::string& deep_name() {
 }
 
 Op next_op(ByteReader& in, const ModelFs& m, const Scope& scope) {
-  const std::vector<NodeId>& dirs = gen_nodes(m, scope, Kind::kDir);
+  const std::vector<NodeId>& dirs = nodes_under(m, scope.gen, Kind::kDir);
   Op op;
   op.kind = static_cast<OpKind>(in.pick(5));
   op.dir = dirs[in.pick(dirs.size())];
@@ -227,7 +199,7 @@ Op next_op(ByteReader& in, const ModelFs& m, const Scope& scope) {
       if (fd >= 0) op.link = "/proc/self/fd/" + std::to_string(fd) + "/" + op.link;
     }
   } else if (op.kind == OpKind::kHardlink) {
-    const std::vector<NodeId>& files = tree_nodes(m, scope, Kind::kFile);
+    const std::vector<NodeId>& files = nodes_under(m, scope.tree, Kind::kFile);
     if (files.empty()) op.kind = OpKind::kFile;
     else op.file = files[in.pick(files.size())];
   } else if (op.kind == OpKind::kDeep) {
@@ -261,7 +233,7 @@ Form next_form(ByteReader& in, const ModelFs& m, const Scope& scope) {
   const std::size_t style = in.pick(4);
   if (style == 0) {
     // Through a symlink made in the workspace: the symlink's own path, then on from where it leads.
-    const std::vector<NodeId>& links = gen_nodes(m, scope, Kind::kSymlink);
+    const std::vector<NodeId>& links = nodes_under(m, scope.gen, Kind::kSymlink);
     if (!links.empty()) {
       const NodeId s = links[in.pick(links.size())];
       std::string link_path = m.path_of(s);  // once: two fresh strings per form otherwise
