@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 #include <climits>
@@ -132,6 +134,8 @@ RealTree::RealTree() {
   tree_ = std::make_unique<AttemptTree>(work_, 0, random_hex(4));
   if (::mkdir((work_ + "/deep-stash").c_str(), 0755) != 0) throw_errno("[path-tree] mkdir deep-stash");
   stash_fd_ = UniqueFd(::open((work_ + "/deep-stash").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (rlimit lim{}; ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+    chain_fd_budget_ = static_cast<int>(std::min<rlim_t>(static_cast<rlim_t>(chain_fd_budget_), lim.rlim_cur / 2));
   if (stash_fd_.get() < 0) throw_errno("[path-tree] open deep-stash");
   const TreeRoots& r = tree_->roots();
   fs::create_directory(r.workspace / kGen);
@@ -354,7 +358,7 @@ RealTree::Chain RealTree::take_chain(int depth) {
   if (::mkdirat(stash_fd_.get(), c.stash_name.c_str(), 0755) != 0) throw_errno("[path-tree] mkdir " + c.stash_name);
   UniqueFd cur(::openat(stash_fd_.get(), c.stash_name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   const std::string& d = deep_name();
-  const bool keep = chain_fds_ + depth + 1 <= kChainFdBudget;
+  const bool keep = chain_fds_ + depth + 1 <= chain_fd_budget_;
   if (keep) chain_fds_ += depth + 1;
   for (int i = 0;; ++i) {
     struct stat st {};

@@ -92,10 +92,11 @@ class RealTree {
     // walk opens them anyway) and kept: a descriptor follows its directory through the renames,
     // so once the chain is in place dir_fd() has each level without an openat2(2) of ~4 KB of
     // names per op made in it (perf: openat2 in dir_fd was 2.7 % of the CPU, the strings it
-    // built another ~4 %). Empty past kChainFdBudget descriptors: then dir_fd() walks as before.
+    // built another ~4 %). Empty past chain_fd_budget_ descriptors: then dir_fd() walks as before.
     std::vector<UniqueFd> fds;
   };
-  static constexpr int kChainFdBudget = 768;  // below the usual 1024 RLIMIT_NOFILE
+  // At most 768 (a 25 s session reaches it: ~35 chains), and at most half of RLIMIT_NOFILE.
+  int chain_fd_budget_ = 768;
   int chain_fds_ = 0;
   Chain take_chain(int depth);
   UniqueFd stash_fd_;
