@@ -236,10 +236,12 @@ Form next_form(ByteReader& in, const ModelFs& m, const Scope& scope) {
     const std::vector<NodeId>& links = nodes_under(m, scope.gen, Kind::kSymlink);
     if (!links.empty()) {
       const NodeId s = links[in.pick(links.size())];
-      const Resolved via = m.resolve(m.root(), m.path_of(s));
+      std::string link_path = m.path_of(s);  // once: two fresh strings per form otherwise
+      const Resolved via = m.resolve(m.root(), link_path);
       f.style = "via-symlink";
       const bool onward = via.outcome == Outcome::kOk && is_dir(m, via.node) && in.flag();
-      f.steps.push_back(m.path_of(s) + (onward ? "/" + relative(target, via.path) : ""));
+      if (onward) link_path.append("/").append(relative(target, via.path));
+      f.steps.push_back(std::move(link_path));
       return f;
     }
   }
@@ -277,13 +279,15 @@ Resolved resolve_form(const ModelFs& m, const Form& f) {
     if (it == m.fds().end()) return {Outcome::kUnknown, kNoNode, {}};
     at = it->second.first;
   }
-  Resolved r{Outcome::kOk, at, m.path_of(at)};
-  for (const auto& step : f.steps) {
+  // The path only of where the last step ends (each step's was a fresh string, then overwritten).
+  Resolved r{Outcome::kOk, at, f.steps.empty() ? m.path_of(at) : std::string()};
+  for (std::size_t i = 0; i < f.steps.size(); ++i) {
+    const std::string& step = f.steps[i];
     const Kind k = m.node(r.node).kind;
     // openat(2): a relative path from a descriptor that is no directory is ENOTDIR (after getname()).
     if (!step.empty() && step.size() < kPathMax && step[0] != '/' && k != Kind::kDir && k != Kind::kHost)
       return {Outcome::kNotDir, kNoNode, {}};
-    r = m.resolve(r.node, step);
+    r = m.resolve(r.node, step, i + 1 == f.steps.size());
     if (r.outcome != Outcome::kOk) return r;
   }
   return r;

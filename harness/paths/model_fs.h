@@ -56,9 +56,9 @@ class ModelFs {
  public:
   ModelFs();  // just "/" (kHost)
   NodeId root() const { return 0; }
-  const Node& node(NodeId id) const { return nodes_.at(static_cast<std::size_t>(id)); }
-  Node& node(NodeId id) { return nodes_.at(static_cast<std::size_t>(id)); }
-  std::size_t size() const { return nodes_.size(); }
+  const Node& node(NodeId id) const { return nodes_.at(checked(id)); }
+  Node& node(NodeId id) { return nodes_.at(checked(id)); }
+  std::size_t size() const { return size_; }
 
   // Adds `name` under directory `dir`; throws Error("[exists] ...") when taken.
   NodeId add(NodeId dir, const std::string& name, Kind kind, const std::string& link = {});
@@ -77,7 +77,9 @@ class ModelFs {
   std::string path_of(NodeId id) const;
   // Resolves `path` from directory `start` (ignored for an absolute path), following
   // every symlink including the last one (open(2) without O_NOFOLLOW, realpath(3)).
-  Resolved resolve(NodeId start, std::string_view path) const;
+  // with_path = false leaves Resolved::path empty: a multi-step form's steps before the last
+  // need only the node, and a path through a deep chain is a fresh ~5 KB string.
+  Resolved resolve(NodeId start, std::string_view path, bool with_path = true) const;
 
   // Marks the present tree; rollback() returns to it by dropping the nodes added since
   // and the names they got in older directories (a journal), instead of copying the
@@ -86,11 +88,24 @@ class ModelFs {
   void rollback();
   // Changes whenever the names change (add, link), unique across all models; rollback()
   // restores the checkpoint's: lets callers cache what they derive from the names
-  // (forms.cc nodes_under).
+  // (forms.cc under()).
   std::uint64_t version() const { return version_; }
 
  private:
   void changed();
+  // Ids past size_ are out of range (at() throws std::out_of_range as before).
+  std::size_t checked(NodeId id) const {
+    return static_cast<std::size_t>(id) < size_ ? static_cast<std::size_t>(id) : nodes_.size();
+  }
+  void insert_child(NodeId dir, const std::string& name, NodeId id);
+  // nodes_[size_..] are nodes a rollback() dropped, kept with their strings' capacity for the
+  // next add(); spare_ holds the name entries rollback() took out of `children` maps, reused
+  // (key and allocation) by the next insert. A deep chain is 19-26 nodes named by a 200-byte
+  // name: each was a Node name, a map node and its key, three mallocs per level and input
+  // (ModelFs::add was the top allocation site in perf, ~8 % of the samples, with ASan's
+  // per-malloc stack trace and 0xbe fill of the first 4 KB).
+  std::size_t size_ = 0;
+  std::vector<std::map<std::string, NodeId, std::less<>>::node_type> spare_;
   std::vector<Node> nodes_;
   NodeId cwd_ = 0;
   std::map<int, std::pair<NodeId, std::string>> fds_;

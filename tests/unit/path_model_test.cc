@@ -1,6 +1,9 @@
 // The Linux path model's resolution rules on a small hand-built tree, each case citing path_resolution(7) or fs/namei.c; the kernel check is fuzz/path_model_fuzzer.cc.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
+
 #include "harness/model/policy.h"
 #include "harness/paths/classify.h"
 #include "harness/paths/model_fs.h"
@@ -69,6 +72,40 @@ TEST(PathModel, RollbackReturnsToCheckpoint) {
   m.add(x.ws, "d", Kind::kFile);
   m.rollback();
   EXPECT_EQ(m.child(x.ws, "d"), kNoNode);
+}
+
+// rollback() keeps dropped nodes and children entries for reuse (no malloc per deep-chain level
+// and input): a reused one must carry nothing over, neither fields nor names nor children.
+TEST(PathModel, RollbackReusesNothingVisible) {
+  Tree x;
+  ModelFs& m = x.m;
+  m.checkpoint();
+  const std::string long_name(200, 'd');
+  NodeId d = m.add(x.ws, long_name, Kind::kDir);
+  const NodeId l = m.add(d, "l", Kind::kSymlink, "../../home");
+  m.node(l).dev = 7;
+  m.node(l).label = "x";
+  m.link(d, "h", x.key);
+  m.rollback();
+  EXPECT_EQ(m.node(x.ws).children.size(), 0u);
+  EXPECT_THROW(m.node(d), std::out_of_range);  // dropped ids are out of range again
+  // The same slots, other names and kinds.
+  d = m.add(x.ws, "e", Kind::kFile);
+  const NodeId s = m.add(x.home, "s", Kind::kDir);
+  const NodeId t = m.add(s, "t", Kind::kDir);
+  EXPECT_EQ(m.node(d).name, "e");
+  EXPECT_EQ(m.node(d).kind, Kind::kFile);
+  EXPECT_TRUE(m.node(d).children.empty());
+  EXPECT_TRUE(m.node(s).children.size() == 1 && m.child(s, "t") == t);
+  EXPECT_EQ(m.node(t).link, "");
+  EXPECT_EQ(m.node(t).dev, 0u);
+  EXPECT_EQ(m.node(t).label, "");
+  EXPECT_EQ(m.child(x.ws, long_name), kNoNode);
+  EXPECT_EQ(m.resolve(m.cwd(), "../home/s/t").path, "/t/home/s/t");
+  EXPECT_EQ(m.resolve(m.cwd(), std::string(long_name) + "/h").outcome, Outcome::kNoEnt);
+  m.rollback();
+  EXPECT_EQ(m.child(x.home, "s"), kNoNode);
+  EXPECT_EQ(m.resolve(m.cwd(), "../home/.ssh/id_ed25519").node, x.key);
 }
 
 TEST(PathModel, ClassifierKeepsObjectApartFromPath) {

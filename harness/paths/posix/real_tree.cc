@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 #include <climits>
@@ -132,6 +134,8 @@ RealTree::RealTree() {
   tree_ = std::make_unique<AttemptTree>(work_, 0, random_hex(4));
   if (::mkdir((work_ + "/deep-stash").c_str(), 0755) != 0) throw_errno("[path-tree] mkdir deep-stash");
   stash_fd_ = UniqueFd(::open((work_ + "/deep-stash").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (rlimit lim{}; ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+    chain_fd_budget_ = static_cast<int>(std::min<rlim_t>(static_cast<rlim_t>(chain_fd_budget_), lim.rlim_cur / 2));
   if (stash_fd_.get() < 0) throw_errno("[path-tree] open deep-stash");
   const TreeRoots& r = tree_->roots();
   fs::create_directory(r.workspace / kGen);
@@ -204,6 +208,8 @@ RealTree::~RealTree() {
   fds_.clear();
   stash_fd_.reset();
   gen_dirs_.clear();
+  gen_owned_.clear();
+  free_chains_.clear();
   base_dirs_.clear();
   gen_fd_.reset();
   workspace_fd_.reset();
@@ -229,7 +235,7 @@ void RealTree::undo() {
   // Undo this input's names newest first: children before their directory, no readdir.
   bool clean = true;
   for (auto it = made_.rbegin(); it != made_.rend() && clean; ++it) {
-    const auto d = it->dir == scope_.gen ? gen_fd_.get() : gen_dirs_.count(it->dir) ? gen_dirs_.at(it->dir).get() : -1;
+    const int d = it->dir == scope_.gen ? gen_fd_.get() : gen_dir(it->dir);
     if (d >= 0 && it->depth >= 0) {
       clean = ::renameat2(d, it->name.c_str(), stash_fd_.get(), it->chain.stash_name.c_str(), RENAME_NOREPLACE) == 0;
       if (clean) free_chains_[it->depth].push_back(std::move(it->chain));
@@ -239,6 +245,7 @@ void RealTree::undo() {
   }
   made_.clear();
   gen_dirs_.clear();
+  gen_owned_.clear();
   base_.rollback();
   if (!clean) {
     gen_fd_.reset();
@@ -258,18 +265,20 @@ int RealTree::dir_fd(const ModelFs& m, NodeId id) {
     UniqueFd fd = open_dir_walking(m.path_of(id));
     return base_dirs_.emplace(id, std::move(fd)).first->second.get();
   }
-  if (const auto it = gen_dirs_.find(id); it != gen_dirs_.end()) return it->second.get();
+  if (const int fd = gen_dir(id); fd >= 0) return fd;
   // gen's: the names below the nearest directory already open (gen itself at worst), a deep
   // chain's 200-byte names in runs that stay under PATH_MAX, one openat2 per run.
-  std::vector<NodeId> down;  // id first, up to the open ancestor (excluded)
+  std::vector<NodeId>& down = down_;  // id first, up to the open ancestor (excluded)
+  down.clear();
   NodeId at = id;
-  while (at != scope_.gen && gen_dirs_.find(at) == gen_dirs_.end()) {
+  while (at != scope_.gen && gen_dir(at) < 0) {
     down.push_back(at);
     at = m.node(at).parent;
   }
-  int from = at == scope_.gen ? gen_fd_.get() : gen_dirs_.at(at).get();
+  int from = at == scope_.gen ? gen_fd_.get() : gen_dir(at);
   while (!down.empty()) {
-    std::string rel;
+    std::string& rel = rel_;
+    rel.clear();
     NodeId last = kNoNode;
     while (!down.empty() && rel.size() + 1 + m.node(down.back()).name.size() < kPathMax) {
       if (!rel.empty()) rel += '/';
@@ -279,9 +288,22 @@ int RealTree::dir_fd(const ModelFs& m, NodeId id) {
     }
     UniqueFd fd(open_dir_below(from, rel));
     if (fd.get() < 0) throw_errno("[path-tree] open " + printable_path(m, last));
-    from = gen_dirs_.emplace(last, std::move(fd)).first->second.get();
+    from = fd.get();
+    set_gen_dir(last, from);
+    gen_owned_.push_back(std::move(fd));
   }
   return from;
+}
+
+int RealTree::gen_dir(NodeId id) const {
+  const std::size_t i = static_cast<std::size_t>(id) - base_size_;
+  return static_cast<std::size_t>(id) >= base_size_ && i < gen_dirs_.size() ? gen_dirs_[i] : -1;
+}
+
+void RealTree::set_gen_dir(NodeId id, int fd) {
+  const std::size_t i = static_cast<std::size_t>(id) - base_size_;
+  if (gen_dirs_.size() <= i) gen_dirs_.resize(i + 1, -1);
+  gen_dirs_[i] = fd;
 }
 
 bool RealTree::apply(const Op& op, ModelFs& m) {
@@ -310,6 +332,7 @@ bool RealTree::apply(const Op& op, ModelFs& m) {
       NodeId id = m.child(op.dir, op.name);
       for (std::size_t i = 0; i < chain.ids.size() && id != kNoNode; ++i) {
         std::tie(m.node(id).dev, m.node(id).ino) = chain.ids[i];
+        if (i < chain.fds.size()) set_gen_dir(id, chain.fds[i].get());
         id = i + 1 < chain.ids.size() ? m.child(id, deep_name()) : kNoNode;
       }
       made_.push_back({op.dir, op.name, true, op.depth, std::move(chain)});
@@ -335,14 +358,19 @@ RealTree::Chain RealTree::take_chain(int depth) {
   if (::mkdirat(stash_fd_.get(), c.stash_name.c_str(), 0755) != 0) throw_errno("[path-tree] mkdir " + c.stash_name);
   UniqueFd cur(::openat(stash_fd_.get(), c.stash_name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   const std::string& d = deep_name();
+  const bool keep = chain_fds_ + depth + 1 <= chain_fd_budget_;
+  if (keep) chain_fds_ += depth + 1;
   for (int i = 0;; ++i) {
     struct stat st {};
     if (cur.get() < 0 || ::fstat(cur.get(), &st) != 0) throw_errno("[path-tree] open deep chain");
     c.ids.emplace_back(st.st_dev, st.st_ino);
     if (i == depth) break;
     if (::mkdirat(cur.get(), d.c_str(), 0755) != 0) throw_errno("[path-tree] mkdir deep");
-    cur.reset(::openat(cur.get(), d.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd next(::openat(cur.get(), d.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (keep) c.fds.push_back(std::move(cur));
+    cur = std::move(next);
   }
+  if (keep) c.fds.push_back(std::move(cur));
   return c;
 }
 
