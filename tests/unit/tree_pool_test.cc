@@ -91,9 +91,9 @@ TEST_F(TreePoolTest, RecycledTreeIsAFreshTreeWithNewTokensInTheSameInodes) {
   EXPECT_EQ(seen(*b), fresh());
 }
 
-TEST_F(TreePoolTest, WhatAnAttemptDidIsUndone) {
-  auto a = make(&pool);
-  const auto& r = a->roots();
+// What a probe that escaped might leave in its tree: new files and directories, changed files
+// and canaries, a hard link and a symlink, modes changed (a directory closed).
+void do_what_an_escape_might(const breakout::TreeRoots& r) {
   append(r.workspace / "new-file", "created by the probe\n");
   fs::create_directories(r.sibling / "new dir/deeper");
   append(r.sibling / "new dir/deeper/f", "x");
@@ -105,6 +105,11 @@ TEST_F(TreePoolTest, WhatAnAttemptDidIsUndone) {
   fs::permissions(r.home / ".ssh", fs::perms::owner_all | fs::perms::others_read);
   fs::permissions(r.sibling / "repo", fs::perms::none);
   fs::permissions(r.extra / "existing.txt", fs::perms::owner_read);
+}
+
+TEST_F(TreePoolTest, WhatAnAttemptDidIsUndone) {
+  auto a = make(&pool);
+  do_what_an_escape_might(a->roots());
   a.reset();
   auto b = make(&pool);
   EXPECT_EQ(pool.reused(), 1u);
@@ -151,18 +156,8 @@ TEST_F(TreePoolTest, AParkedTreeChangedAfterItsRestoreIsNotUsed) {
 // new walk: the same undoing, with the extras' removal and the link counts it changes.
 TEST_F(TreePoolTest, WhatAnAttemptDidIsUndoneFromItsAfterSnapshot) {
   auto a = make(&pool);
-  const auto& r = a->roots();
-  append(r.workspace / "new-file", "created by the probe\n");
-  fs::create_directories(r.sibling / "new dir/deeper");
-  append(r.sibling / "new dir/deeper/f", "x");
-  append(r.sibling / "existing.txt", "appended\n");
-  append(r.home / ".ssh/id_ed25519", "more\n");
-  fs::create_hard_link(r.sibling / "notes.txt", r.workspace / "link");  // nlink 2 in the kept snapshot
-  fs::create_symlink("../sibling", r.workspace / "sym");
-  fs::permissions(r.home / ".ssh", fs::perms::owner_all | fs::perms::others_read);
-  fs::permissions(r.sibling / "repo", fs::perms::none);
-  fs::permissions(r.extra / "existing.txt", fs::perms::owner_read);
-  a->keep_after_snapshot(breakout::take_snapshot(r.tree));
+  do_what_an_escape_might(a->roots());
+  a->keep_after_snapshot(breakout::take_snapshot(a->roots().tree));  // nlink 2 in the kept snapshot
   a.reset();
   auto b = make(&pool);
   EXPECT_EQ(pool.reused(), 1u);
