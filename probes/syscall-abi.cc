@@ -16,7 +16,8 @@
 //       `syscall` and rax | 0x40000000 (open 2, write 1, close 3).
 //
 // Availability first, in a forked child (getpid through the ABI): without ia32
-// emulation (CONFIG_IA32_EMULATION=n, ia32_emulation=0) int 0x80 kills with
+// emulation (CONFIG_IA32_EMULATION=n, ia32_emulation=0, or a paravirtualised guest
+// without the 32-bit entry, seen on a kernel with CONFIG_IA32_EMULATION=y) int 0x80 kills with
 // SIGSEGV; without x32 (CONFIG_X86_X32_ABI=n) the call returns ENOSYS. The report
 // says abi_state "available", "unavailable" (with the kernel's reason) or
 // "blocked" (SIGSYS: a seccomp filter that checks the architecture). The harness
@@ -66,7 +67,7 @@ Availability check_abi(SyscallAbi abi) {
     a.state = "blocked";
     a.reason = std::string(name) + " raised SIGSYS: a seccomp filter refuses this ABI";
   } else if (got.signal == SIGSEGV && abi == SyscallAbi::kI386) {
-    a.reason = "int $0x80 raised SIGSEGV: this kernel has no ia32 emulation (CONFIG_IA32_EMULATION=n or ia32_emulation=0)";
+    a.reason = "int $0x80 raised SIGSEGV: this kernel runs no ia32 emulation here (CONFIG_IA32_EMULATION=n, ia32_emulation=0, or a guest without the 32-bit entry)";
   } else if (got.signal != 0) {
     a.state = "error";
     a.reason = std::string(name) + ": the checking child died of signal " + std::to_string(got.signal);

@@ -422,7 +422,7 @@ std::optional<std::string> syscall_abi_unavailable(const std::string& abi) {
   const std::string name = i386 ? "int $0x80" : "x32";
   std::optional<std::string> why;
   if (got.signal == SIGSEGV && i386)
-    why = "int $0x80 raises SIGSEGV on this host: the kernel has no ia32 emulation (CONFIG_IA32_EMULATION=n or ia32_emulation=0)";
+    why = "int $0x80 raises SIGSEGV on this host: the kernel runs no ia32 emulation here (CONFIG_IA32_EMULATION=n, ia32_emulation=0, or a guest without the 32-bit entry)";
   else if (got.signal != 0)
     why = name + " getpid on the host died of signal " + std::to_string(got.signal);
   else if (!got.reported)
