@@ -1,6 +1,7 @@
 """linux-catalog suite (issue 8, catalog §3, §8): host processes, SysV/POSIX IPC and shared temp dirs,
 the user keyring, TIOCSTI, config poisoning and DNS, asserted as each sandbox really behaves
 (docs/host-ipc.md)."""
+import functools
 import os
 import signal
 import subprocess
@@ -328,6 +329,7 @@ sys.exit(0 if f() == os.getpid() else 3)
 """
 
 
+@functools.lru_cache(maxsize=None)  # the host's answer does not change: two child Pythons once, not per record
 def int80_runs_here():
     """Whether this host runs i386 system calls (int $0x80) at all: True, False, or None when it
     cannot tell (not x86-64, or the same code with the x86-64 `syscall` fails too). The kernel
