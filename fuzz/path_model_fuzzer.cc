@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -68,9 +69,13 @@ const Classified& classified(std::size_t policy_index, const ResolvedPolicy& pol
 
 void check_form(const RealTree& tree, const ModelFs& m, const Form& form, const ResolvedPolicy& policy,
                 std::size_t policy_index) {
-  const Resolved want = resolve_form(m, form);
+  // Both answers into buffers kept from form to form (a path per form otherwise, 5,000+ bytes
+  // through a deep chain).
+  static Resolved want;
+  static RealResolved got;
+  resolve_form(m, form, want);
   if (want.outcome == Outcome::kUnknown) return;  // left the modelled names: no claim to check
-  const RealResolved got = tree.resolve(form);
+  tree.resolve(form, got);
   // Built only when a check fails (FUZZ_CHECK_MSG evaluates its detail lazily): per form it cost more than the checks.
   const auto what = [&] {
     return describe(form) + " model=" + to_string(want.outcome) + " '" + want.path.substr(0, 300) +
@@ -103,6 +108,34 @@ void check_form(const RealTree& tree, const ModelFs& m, const Form& form, const 
 
 }  // namespace
 
+// Each input runs with the process's cwd in the workspace (RealTree::InWorkspace), and libFuzzer
+// writes crash, timeout and OOM artifacts from inside the input, to -artifact_prefix (default
+// "./") and -exact_artifact_path: made absolute against the cwd at start, or a find would be
+// written into the tree and removed with it. libFuzzer calls this before it parses its flags and
+// lets it edit argv (FuzzerDriver.cpp); the new flag goes first, before any
+// -ignore_remaining_args.
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  static std::vector<std::string> args;
+  static std::vector<char*> pointers;
+  const std::string cwd = std::filesystem::current_path().string() + "/";
+  bool has_prefix = false;
+  for (int i = 0; i < *argc; ++i) {
+    std::string arg = (*argv)[i];
+    for (const std::string flag : {"-artifact_prefix=", "-exact_artifact_path="}) {
+      if (i == 0 || arg.compare(0, flag.size(), flag) != 0) continue;
+      has_prefix = has_prefix || flag == "-artifact_prefix=";
+      if (arg.size() == flag.size() || arg[flag.size()] != '/') arg.insert(flag.size(), cwd);
+    }
+    args.push_back(std::move(arg));
+  }
+  if (!has_prefix) args.insert(args.begin() + (args.empty() ? 0 : 1), "-artifact_prefix=" + cwd);
+  for (std::string& a : args) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  *argc = static_cast<int>(args.size());
+  *argv = pointers.data();
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static RealTree tree;  // built once; destroyed (and removed) at exit
   // The three policies resolved on the tree once, not per classified path.
@@ -113,21 +146,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const ResolvedPolicy& policy = policies[policy_index];
   ModelFs& m = tree.reset();
   const Scope scope = tree.scope();
+  const RealTree::InWorkspace in_workspace(tree);  // the cwd for every form of this input
+  // The op and the form in buffers kept from input to input: their strings keep their capacity.
+  static Op op;
+  static Form form;
   // Ops interleaved with forms, so a form can see a symlink dangling and, later, its target made.
   // (One form per input after the ops would reach the same (tree, form) pairs at ~2x the exec/s,
   // but check ~2.3x fewer forms per CPU second: every form would pay for building its tree.)
   for (int step = 0; step < 12 && !in.empty(); ++step) {
     if (in.byte() % 3 != 0) {
-      const Op op = next_op(in, m, scope);
+      next_op(in, m, scope, op);
       const bool model_ok = apply(m, op);
       const bool real_ok = tree.apply(op, m);
       FUZZ_CHECK_MSG(model_ok == real_ok, "op " + std::to_string(static_cast<int>(op.kind)) + " on '" +
                                                printable_excerpt(op.name, 40) + "' link '" + printable_excerpt(op.link, 200) + "'");
     } else {
-      check_form(tree, m, next_form(in, m, scope), policy, policy_index);
+      next_form(in, m, scope, form);
+      check_form(tree, m, form, policy, policy_index);
     }
   }
-  check_form(tree, m, next_form(in, m, scope), policy, policy_index);
+  next_form(in, m, scope, form);
+  check_form(tree, m, form, policy, policy_index);
   tree.undo();
   return 0;
 }

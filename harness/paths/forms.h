@@ -37,6 +37,8 @@ inline constexpr std::size_t kDeepNameLength = 200;
 const std::string& deep_name();  // kDeepNameLength 'd's (one string for the process: no copy per level)
 
 Op next_op(ByteReader& in, const ModelFs& model, const Scope& scope);
+// The same into `out`, its strings' capacity kept (a fuzz loop's: no allocation per op).
+void next_op(ByteReader& in, const ModelFs& model, const Scope& scope, Op& out);
 // Applies `op` to the model; false when its name is taken (the real call fails with EEXIST).
 bool apply(ModelFs& model, const Op& op);
 
@@ -50,7 +52,11 @@ struct Form {
   std::vector<std::string> steps;
 };
 Form next_form(ByteReader& in, const ModelFs& model, const Scope& scope);
+// The same into `out`: its steps keep their capacity (a deep chain's are 5,000+ bytes each,
+// and under ASan every malloc records a stack and fills up to 4 KB).
+void next_form(ByteReader& in, const ModelFs& model, const Scope& scope, Form& out);
 Resolved resolve_form(const ModelFs& model, const Form& form);
+void resolve_form(const ModelFs& model, const Form& form, Resolved& out);
 std::string describe(const Form& form);  // printable, for failure messages
 
 }  // namespace breakout::paths

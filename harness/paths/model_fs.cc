@@ -26,6 +26,7 @@ ModelFs::ModelFs() {
   root.kind = Kind::kHost;
   root.parent = 0;  // "/.." is "/" (path_resolution(7))
   nodes_.push_back(root);
+  paths_.emplace_back();
   size_ = 1;
   changed();
 }
@@ -56,7 +57,11 @@ void ModelFs::rollback() {
 
 NodeId ModelFs::add(NodeId dir, const std::string& name, Kind kind, const std::string& link) {
   if (child(dir, name) != kNoNode) throw Error("[exists] " + (dir == root() ? "" : path_of(dir)) + "/" + name + " is already in the model");
-  if (size_ == nodes_.size()) nodes_.emplace_back();
+  if (size_ == nodes_.size()) {
+    nodes_.emplace_back();
+    paths_.emplace_back();
+  }
+  paths_[size_].clear();
   Node& n = nodes_[size_];  // a fresh node, or one a rollback() dropped: fields reset, capacity kept
   n.kind = kind;
   n.parent = dir;
@@ -106,20 +111,17 @@ NodeId ModelFs::child(NodeId dir, std::string_view name) const {
   return it == c.end() ? kNoNode : it->second;
 }
 
-std::string ModelFs::path_of(NodeId id) const {
-  if (node(id).parent == id) return "/";  // node(): the range check, once
-  // Sized first and filled from the end: one allocation (deep chains make paths of 5,000+ bytes).
-  std::size_t size = 0;
-  for (NodeId n = id; n != root(); n = nodes_[static_cast<std::size_t>(n)].parent)
-    size += 1 + nodes_[static_cast<std::size_t>(n)].name.size();
-  std::string out(size, '/');
-  for (NodeId n = id; n != root(); n = nodes_[static_cast<std::size_t>(n)].parent) {
-    const std::string& name = nodes_[static_cast<std::size_t>(n)].name;
-    size -= name.size();
-    std::copy(name.begin(), name.end(), out.begin() + static_cast<std::ptrdiff_t>(size));
-    --size;  // the '/' before it, already there
-  }
-  return out;
+const std::string& ModelFs::path_of(NodeId id) const {
+  const Node& n = node(id);  // the range check
+  std::string& path = paths_[static_cast<std::size_t>(id)];
+  if (!path.empty()) return path;
+  if (n.parent == id) return path.assign("/");
+  // From the parent's, itself kept: a deep chain's levels are asked for again and again. The
+  // recursion is as deep as the tree (an input's ops nest at most 12 chains of 26 levels).
+  const std::string& up = path_of(n.parent);
+  path.reserve(up.size() + 1 + n.name.size());
+  if (n.parent != root()) path.assign(up);
+  return path.append("/").append(n.name);
 }
 
 namespace {
@@ -147,9 +149,23 @@ void push_components(std::string_view path, std::vector<std::string_view>& stack
 }  // namespace
 
 Resolved ModelFs::resolve(NodeId start, std::string_view path, bool with_path) const {
+  Resolved r;
+  resolve(start, path, r, with_path);
+  return r;
+}
+
+namespace {
+void set(Resolved& out, Outcome outcome, NodeId node = kNoNode) {
+  out.outcome = outcome;
+  out.node = node;
+  out.path.clear();
+}
+}  // namespace
+
+void ModelFs::resolve(NodeId start, std::string_view path, Resolved& out, bool with_path) const {
   // getname(): the string with its NUL must fit PATH_MAX; "" is ENOENT (no AT_EMPTY_PATH).
-  if (path.size() >= kPathMax) return {Outcome::kNameTooLong, kNoNode, {}};
-  if (path.empty()) return {Outcome::kNoEnt, kNoNode, {}};
+  if (path.size() >= kPathMax) return set(out, Outcome::kNameTooLong);
+  if (path.empty()) return set(out, Outcome::kNoEnt);
   NodeId cur = path[0] == '/' ? root() : start;
   // A stack: back() is the next component. One per thread, its capacity kept from call to call
   // (resolve() runs several times per form and never re-enters itself): no malloc per call.
@@ -157,9 +173,9 @@ Resolved ModelFs::resolve(NodeId start, std::string_view path, bool with_path) c
   rest.clear();
   push_components(path, rest);
   int links = 0;
-  // The object the walk ends on when the last step was not a directory move.
+  // The object the walk ends on when the last step was not a directory move; its path is then
+  // already in out.path.
   NodeId final_node = kNoNode;
-  std::string final_path;
   while (!rest.empty()) {
     const std::string_view name = rest.back();
     rest.pop_back();
@@ -169,29 +185,29 @@ Resolved ModelFs::resolve(NodeId start, std::string_view path, bool with_path) c
       cur = node(cur).parent;  // physical parent; "/.." stays "/"
       continue;
     }
-    if (name.size() > kNameMax) return {Outcome::kNameTooLong, kNoNode, {}};
+    if (name.size() > kNameMax) return set(out, Outcome::kNameTooLong);
     NodeId next = child(cur, name);
-    if (next == kNoNode) return {node(cur).kind == Kind::kHost ? Outcome::kUnknown : Outcome::kNoEnt, kNoNode, {}};
+    if (next == kNoNode) return set(out, node(cur).kind == Kind::kHost ? Outcome::kUnknown : Outcome::kNoEnt);
     const Node& n = node(next);
     if (n.kind == Kind::kSymlink || n.kind == Kind::kMagic) {
-      if (++links > kMaxSymlinks) return {Outcome::kLoop, kNoNode, {}};  // namei.c pick_link()
+      if (++links > kMaxSymlinks) return set(out, Outcome::kLoop);  // namei.c pick_link()
     }
     if (n.kind == Kind::kSymlink) {
-      if (n.link.empty()) return {Outcome::kNoEnt, kNoNode, {}};  // an empty target is ENOENT
+      if (n.link.empty()) return set(out, Outcome::kNoEnt);  // an empty target is ENOENT
       if (n.link[0] == '/') cur = root();
       push_components(n.link, rest);
       continue;
     }
-    std::string jumped_path;
+    const std::string* jumped_path = nullptr;
     if (n.kind == Kind::kMagic) {
       // nd_jump_link(): straight to the object, whatever its path says now.
       if (n.magic == Magic::kRoot) next = root();
       else if (n.magic == Magic::kCwd) next = cwd_;
       else {
         const auto it = fds_.find(n.fd);
-        if (it == fds_.end()) return {Outcome::kUnknown, kNoNode, {}};
+        if (it == fds_.end()) return set(out, Outcome::kUnknown);
         next = it->second.first;
-        jumped_path = it->second.second;
+        jumped_path = &it->second.second;
       }
     }
     const Node& target = node(next);
@@ -199,15 +215,21 @@ Resolved ModelFs::resolve(NodeId start, std::string_view path, bool with_path) c
       cur = next;
       continue;
     }
-    if (!rest.empty()) return {Outcome::kNotDir, kNoNode, {}};
+    if (!rest.empty()) return set(out, Outcome::kNotDir);
     final_node = next;
     if (!with_path) continue;
-    if (!jumped_path.empty()) final_path = jumped_path;
-    else (final_path = cur == root() ? "" : path_of(cur)).append("/").append(name);
+    if (jumped_path && !jumped_path->empty()) out.path.assign(*jumped_path);
+    else out.path.assign(cur == root() ? std::string_view() : std::string_view(path_of(cur))).append("/").append(name);
   }
-  // Moved, not copied: the path is one malloc (ASan fills the first 4 KB of each).
-  if (final_node != kNoNode) return {Outcome::kOk, final_node, std::move(final_path)};
-  return {Outcome::kOk, cur, with_path ? path_of(cur) : std::string()};
+  out.outcome = Outcome::kOk;
+  if (final_node != kNoNode) {
+    out.node = final_node;
+    if (!with_path) out.path.clear();
+    return;
+  }
+  out.node = cur;
+  if (with_path) out.path.assign(path_of(cur));
+  else out.path.clear();
 }
 
 }  // namespace breakout::paths

@@ -73,13 +73,18 @@ class ModelFs {
   void set_fd(int fd, NodeId id, const std::string& path) { fds_[fd] = {id, path}; }
   const std::map<int, std::pair<NodeId, std::string>>& fds() const { return fds_; }
 
-  // Absolute path of a node through first names ("/" for the root).
-  std::string path_of(NodeId id) const;
+  // Absolute path of a node through first names ("/" for the root). Kept per node once asked
+  // for (a node's first name and parent never change): the reference stays valid until the
+  // next add() or add_magic(), which may move the cache. Not thread-safe, like the rest.
+  const std::string& path_of(NodeId id) const;
   // Resolves `path` from directory `start` (ignored for an absolute path), following
   // every symlink including the last one (open(2) without O_NOFOLLOW, realpath(3)).
   // with_path = false leaves Resolved::path empty: a multi-step form's steps before the last
-  // need only the node, and a path through a deep chain is a fresh ~5 KB string.
+  // need only the node, and a path through a deep chain is a ~5 KB string.
   Resolved resolve(NodeId start, std::string_view path, bool with_path = true) const;
+  // The same into `out`, whose path keeps its capacity from call to call (no allocation per
+  // form once it has grown). `path` must not view `out.path`.
+  void resolve(NodeId start, std::string_view path, Resolved& out, bool with_path = true) const;
 
   // Marks the present tree; rollback() returns to it by dropping the nodes added since
   // and the names they got in older directories (a journal), instead of copying the
@@ -107,6 +112,11 @@ class ModelFs {
   std::size_t size_ = 0;
   std::vector<std::map<std::string, NodeId, std::less<>>::node_type> spare_;
   std::vector<Node> nodes_;
+  // path_of()'s answers by id, "" when not asked yet; add() empties a reused one (its capacity
+  // kept). Every form asks for a few paths (its target, the cwd, a descriptor's directory), and
+  // building one walked up the parents into a fresh string each time: 10 of an input's ~48
+  // allocations, a deep chain's 5,000+ bytes each (ASan fills the first 4 KB of every malloc).
+  mutable std::vector<std::string> paths_;
   NodeId cwd_ = 0;
   std::map<int, std::pair<NodeId, std::string>> fds_;
   std::size_t mark_ = 0;  // nodes_.size() at checkpoint(); 0: no checkpoint

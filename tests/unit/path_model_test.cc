@@ -86,6 +86,7 @@ TEST(PathModel, RollbackReusesNothingVisible) {
   m.node(l).dev = 7;
   m.node(l).label = "x";
   m.link(d, "h", x.key);
+  EXPECT_EQ(m.path_of(l), "/t/workspace/" + long_name + "/l");  // now kept for l's slot
   m.rollback();
   EXPECT_EQ(m.node(x.ws).children.size(), 0u);
   EXPECT_THROW(m.node(d), std::out_of_range);  // dropped ids are out of range again
@@ -100,6 +101,8 @@ TEST(PathModel, RollbackReusesNothingVisible) {
   EXPECT_EQ(m.node(t).link, "");
   EXPECT_EQ(m.node(t).dev, 0u);
   EXPECT_EQ(m.node(t).label, "");
+  EXPECT_EQ(m.path_of(s), "/t/home/s");  // l's slot: its kept path went with it
+  EXPECT_EQ(m.path_of(t), "/t/home/s/t");
   EXPECT_EQ(m.child(x.ws, long_name), kNoNode);
   EXPECT_EQ(m.resolve(m.cwd(), "../home/s/t").path, "/t/home/s/t");
   EXPECT_EQ(m.resolve(m.cwd(), std::string(long_name) + "/h").outcome, Outcome::kNoEnt);

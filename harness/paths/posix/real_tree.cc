@@ -376,8 +376,32 @@ RealTree::Chain RealTree::take_chain(int depth) {
 
 RealResolved RealTree::resolve(const Form& form) const {
   RealResolved r;
-  // The cwd is the workspace for the duration (the model's cwd); restored after.
-  if (::fchdir(workspace_fd_.get()) != 0) throw_errno("[path-tree] chdir workspace");
+  resolve(form, r);
+  return r;
+}
+
+RealTree::InWorkspace::InWorkspace(const RealTree& tree) : tree_(tree) {
+  if (tree_.in_workspace_) throw Error("[path-tree] already in the workspace");
+  if (::fchdir(tree_.workspace_fd_.get()) != 0) throw_errno("[path-tree] chdir workspace");
+  tree_.in_workspace_ = true;
+}
+
+RealTree::InWorkspace::~InWorkspace() {
+  tree_.in_workspace_ = false;
+  // A destructor cannot throw: a failed chdir back leaves the cwd in the workspace, which the
+  // next resolve() outside an InWorkspace tries again (and throws there).
+  if (tree_.cwd_fd_.get() >= 0) (void)::fchdir(tree_.cwd_fd_.get());
+}
+
+void RealTree::resolve(const Form& form, RealResolved& r) const {
+  r.err = 0;
+  r.dev = r.ino = 0;
+  r.fd_path_err = 0;
+  r.fd_path.clear();
+  // The cwd is the workspace for the duration (the model's cwd); restored after, unless an
+  // InWorkspace holds it there for longer.
+  const bool own_cwd = !in_workspace_;
+  if (own_cwd && ::fchdir(workspace_fd_.get()) != 0) throw_errno("[path-tree] chdir workspace");
   UniqueFd cur;
   int at = form.start == Start::kFd ? form.fd : AT_FDCWD;
   for (const auto& step : form.steps) {
@@ -405,8 +429,7 @@ RealResolved RealTree::resolve(const Form& form) const {
     if (n < 0) r.fd_path_err = errno;
     else r.fd_path.assign(buf, static_cast<std::size_t>(n));
   }
-  if (cwd_fd_.get() >= 0 && ::fchdir(cwd_fd_.get()) != 0) throw_errno("[path-tree] chdir back");
-  return r;
+  if (own_cwd && cwd_fd_.get() >= 0 && ::fchdir(cwd_fd_.get()) != 0) throw_errno("[path-tree] chdir back");
 }
 
 const std::string& RealTree::label_of(std::uint64_t dev, std::uint64_t ino) const {
