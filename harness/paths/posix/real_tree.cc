@@ -236,7 +236,7 @@ void RealTree::undo() {
   bool clean = true;
   for (auto it = made_.rbegin(); it != made_.rend() && clean; ++it) {
     const int d = it->dir == scope_.gen ? gen_fd_.get() : gen_dir(it->dir);
-    if (d >= 0 && it->depth >= 0) {
+    if (d >= 0 && it->from_stash) {
       clean = ::renameat2(d, it->name.c_str(), stash_fd_.get(), it->chain.stash_name.c_str(), RENAME_NOREPLACE) == 0;
       if (clean) free_chains_[it->depth].push_back(std::move(it->chain));
     } else {
@@ -309,38 +309,38 @@ void RealTree::set_gen_dir(NodeId id, int fd) {
 bool RealTree::apply(const Op& op, ModelFs& m) {
   const int dir = dir_fd(m, op.dir);
   const char* name = op.name.c_str();
+  if (op.kind == OpKind::kMkdir || op.kind == OpKind::kFile || op.kind == OpKind::kDeep) {
+    // mkdir(2) of `name` (and the chain below it) or mknod(2) of a regular file, done once in
+    // the stash: the name fails exactly when mkdirat/mknodat would (EEXIST: RENAME_NOREPLACE
+    // never replaces anything, not even an empty directory or a dangling symlink; the directory
+    // is an open descriptor on the same tmpfs, so no ENOENT, ENOTDIR or EXDEV).
+    const int depth = op.kind == OpKind::kDeep ? op.depth : op.kind == OpKind::kMkdir ? 0 : kFileDepth;
+    Chain chain = take_chain(depth);
+    if (::renameat2(stash_fd_.get(), chain.stash_name.c_str(), dir, name, RENAME_NOREPLACE) != 0) {
+      free_chains_[depth].push_back(std::move(chain));
+      return false;
+    }
+    NodeId id = m.child(op.dir, op.name);
+    for (std::size_t i = 0; i < chain.ids.size() && id != kNoNode; ++i) {
+      std::tie(m.node(id).dev, m.node(id).ino) = chain.ids[i];
+      if (i < chain.fds.size()) set_gen_dir(id, chain.fds[i].get());
+      id = i + 1 < chain.ids.size() ? m.child(id, deep_name()) : kNoNode;
+    }
+    made_.push_back({op.dir, op.name, depth != kFileDepth, true, depth, std::move(chain)});
+    return true;
+  }
   int rc = -1;
   switch (op.kind) {
-    case OpKind::kMkdir: rc = ::mkdirat(dir, name, 0755); break;
-    // mknod(2) of a regular file: what open(O_CREAT | O_EXCL) makes (EEXIST alike), in one call.
-    case OpKind::kFile: rc = ::mknodat(dir, name, S_IFREG | 0644, 0); break;
     case OpKind::kSymlink: rc = ::symlinkat(op.link.c_str(), dir, name); break;
     case OpKind::kHardlink: {
       const Node& f = m.node(op.file);
       rc = ::linkat(dir_fd(m, f.parent), f.name.c_str(), dir, name, 0);
       break;
     }
-    case OpKind::kDeep: {
-      // mkdir(2) of `name` and the chain below it, done once in the stash: the name fails
-      // exactly when mkdirat would (EEXIST; RENAME_NOREPLACE never replaces an empty directory).
-      Chain chain = take_chain(op.depth);
-      rc = ::renameat2(stash_fd_.get(), chain.stash_name.c_str(), dir, name, RENAME_NOREPLACE);
-      if (rc != 0) {
-        free_chains_[op.depth].push_back(std::move(chain));
-        break;
-      }
-      NodeId id = m.child(op.dir, op.name);
-      for (std::size_t i = 0; i < chain.ids.size() && id != kNoNode; ++i) {
-        std::tie(m.node(id).dev, m.node(id).ino) = chain.ids[i];
-        if (i < chain.fds.size()) set_gen_dir(id, chain.fds[i].get());
-        id = i + 1 < chain.ids.size() ? m.child(id, deep_name()) : kNoNode;
-      }
-      made_.push_back({op.dir, op.name, true, op.depth, std::move(chain)});
-      return true;
-    }
+    default: break;  // made from the stash above
   }
   if (rc != 0) return false;
-  made_.push_back({op.dir, op.name, op.kind == OpKind::kMkdir, -1, {}});
+  made_.push_back({op.dir, op.name, false, false, 0, {}});
   const NodeId id = m.child(op.dir, op.name);
   if (id != kNoNode && op.kind != OpKind::kHardlink) record_identity(dir, op.name, m.node(id));
   return true;
@@ -355,6 +355,14 @@ RealTree::Chain RealTree::take_chain(int depth) {
   }
   Chain c;
   c.stash_name = "chain-" + std::to_string(chains_made_++);
+  if (depth == kFileDepth) {
+    // A regular file as open(O_CREAT | O_EXCL) makes it, in one call.
+    if (::mknodat(stash_fd_.get(), c.stash_name.c_str(), S_IFREG | 0644, 0) != 0) throw_errno("[path-tree] mknod " + c.stash_name);
+    struct stat st {};
+    if (::fstatat(stash_fd_.get(), c.stash_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) throw_errno("[path-tree] stat " + c.stash_name);
+    c.ids.emplace_back(st.st_dev, st.st_ino);
+    return c;
+  }
   if (::mkdirat(stash_fd_.get(), c.stash_name.c_str(), 0755) != 0) throw_errno("[path-tree] mkdir " + c.stash_name);
   UniqueFd cur(::openat(stash_fd_.get(), c.stash_name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   const std::string& d = deep_name();

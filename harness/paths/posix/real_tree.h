@@ -102,7 +102,10 @@ class RealTree {
   std::string rel_;           // dir_fd()'s names down, reused
   // Deep chains (OpKind::kDeep, up to 26 levels past PATH_MAX) are built once in a stash
   // beside the tree (outside every modelled name) and renamed into place: one
-  // renameat2(RENAME_NOREPLACE) per op instead of ~80 calls, and one to put them back.
+  // renameat2(RENAME_NOREPLACE) per op instead of ~80 calls, and one to put them back. A kMkdir
+  // takes a chain of depth 0 and a kFile one of depth kFileDepth (a regular file) the same way:
+  // one call instead of mkdirat/mknodat plus the fstatat for its identity, and a directory's
+  // O_PATH descriptor comes with it (no openat2 for an op made inside it).
   struct Chain {
     std::string stash_name;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ids;  // dev+inode: the top, then each level
@@ -116,15 +119,17 @@ class RealTree {
   // At most 768 (a 25 s session reaches it: ~35 chains), and at most half of RLIMIT_NOFILE.
   int chain_fd_budget_ = 768;
   int chain_fds_ = 0;
+  static constexpr int kFileDepth = -1;
   Chain take_chain(int depth);
   UniqueFd stash_fd_;
   int chains_made_ = 0;
-  std::map<int, std::vector<Chain>> free_chains_;  // by depth
+  std::map<int, std::vector<Chain>> free_chains_;  // by depth (kFileDepth: files)
   struct Made {
     NodeId dir;
     std::string name;
     bool is_dir;
-    int depth = -1;  // >= 0: a stash chain, renamed back on reset()
+    bool from_stash = false;  // renamed in from the stash, renamed back by undo()
+    int depth = 0;            // from_stash: the chain's depth (kFileDepth: a file)
     Chain chain;
   };
   std::vector<Made> made_;     // this input's names under gen, in creation order
