@@ -116,12 +116,27 @@ const std::string& ModelFs::path_of(NodeId id) const {
   std::string& path = paths_[static_cast<std::size_t>(id)];
   if (!path.empty()) return path;
   if (n.parent == id) return path.assign("/");
-  // From the parent's, itself kept: a deep chain's levels are asked for again and again. The
-  // recursion is as deep as the tree (an input's ops nest at most 12 chains of 26 levels).
-  const std::string& up = path_of(n.parent);
-  path.reserve(up.size() + 1 + n.name.size());
-  if (n.parent != root()) path.assign(up);
-  return path.append("/").append(n.name);
+  // Up to the nearest ancestor whose path is kept (the root at worst), then sized once and filled
+  // from the end. The ancestors on the way are not kept: a form asks for one level of a deep
+  // chain, and keeping all 26 of them would copy ~70 KB.
+  std::size_t size = 0;
+  NodeId top = id;
+  while (top != root() && paths_[static_cast<std::size_t>(top)].empty()) {
+    size += 1 + nodes_[static_cast<std::size_t>(top)].name.size();
+    top = nodes_[static_cast<std::size_t>(top)].parent;
+  }
+  const std::string_view prefix = top == root() ? std::string_view() : std::string_view(paths_[static_cast<std::size_t>(top)]);
+  path.reserve(prefix.size() + size);
+  path.assign(prefix);
+  path.resize(prefix.size() + size, '/');
+  std::size_t end = path.size();
+  for (NodeId at = id; at != top; at = nodes_[static_cast<std::size_t>(at)].parent) {
+    const std::string& name = nodes_[static_cast<std::size_t>(at)].name;
+    end -= name.size();
+    std::copy(name.begin(), name.end(), path.begin() + static_cast<std::ptrdiff_t>(end));
+    --end;  // the '/' before it, already there
+  }
+  return path;
 }
 
 namespace {

@@ -192,6 +192,8 @@ RealTree::RealTree() {
   gen_fd_ = UniqueFd(::openat(workspace_fd_.get(), kGen, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (gen_fd_.get() < 0) throw_errno("[path-tree] open gen");
   cwd_fd_ = UniqueFd(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  proc_fds_ = UniqueFd(::open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (proc_fds_.get() < 0) throw_errno("[path-tree] open /proc/self/fd");
   base_.set_cwd(ids.at(r.workspace));
   for (const fs::path& p : {r.tree, r.workspace, r.workspace / "sub dir", r.sibling, r.home, r.home / ".ssh/id_ed25519"}) {
     UniqueFd fd(::open(p.c_str(), O_PATH | O_CLOEXEC));
@@ -341,8 +343,9 @@ bool RealTree::apply(const Op& op, ModelFs& m) {
   }
   if (rc != 0) return false;
   made_.push_back({op.dir, op.name, false, false, 0, {}});
-  const NodeId id = m.child(op.dir, op.name);
-  if (id != kNoNode && op.kind != OpKind::kHardlink) record_identity(dir, op.name, m.node(id));
+  // No identity to record: a hard link's node has its file's, and a symlink's is never compared
+  // (forms open without O_NOFOLLOW, so neither the kernel nor ModelFs::resolve ends on a symlink;
+  // its fstatat was one of an input's ~40 system calls).
   return true;
 }
 
@@ -430,10 +433,12 @@ void RealTree::resolve(const Form& form, RealResolved& r) const {
     // match, so it could only tell glibc's user-space walk (a readlink(2) per component, ~6.5
     // calls per form, the most expensive syscalls here) from the kernel's, never the model
     // from either (docs/fuzzing.md). The link name in a stack buffer: no allocation per form.
-    char link[32];
-    std::snprintf(link, sizeof link, "/proc/self/fd/%d", cur.get());
+    // readlinkat(2) from /proc/self/fd, open since the start: one name to look up per form
+    // instead of four ("proc", the "self" symlink, "fd", N).
+    char link[16];
+    std::snprintf(link, sizeof link, "%d", cur.get());
     char buf[PATH_MAX];
-    const ssize_t n = ::readlink(link, buf, sizeof buf);
+    const ssize_t n = ::readlinkat(proc_fds_.get(), link, buf, sizeof buf);
     if (n < 0) r.fd_path_err = errno;
     else r.fd_path.assign(buf, static_cast<std::size_t>(n));
   }

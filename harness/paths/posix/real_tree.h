@@ -90,6 +90,7 @@ class RealTree {
   UniqueFd gen_fd_;
   UniqueFd cwd_fd_;            // the process's cwd, restored after each resolve()
   mutable bool in_workspace_ = false;  // an InWorkspace is alive
+  UniqueFd proc_fds_;          // /proc/self/fd (O_PATH): resolve() reads each result's link there
   std::map<NodeId, UniqueFd> base_dirs_;  // base-tree directories (ids below base_size_)
   // This input's directories under gen, by id - base_size_: -1 when not open. Either one that
   // dir_fd() opened (owned in gen_owned_, closed by undo()) or a deep chain level's (owned by its
