@@ -67,7 +67,7 @@ const Classified& classified(std::size_t policy_index, const ResolvedPolicy& pol
   return slot.value;
 }
 
-void check_form(const RealTree& tree, const ModelFs& m, const Form& form, const ResolvedPolicy& policy,
+void check_form(RealTree& tree, const ModelFs& m, const Form& form, const ResolvedPolicy& policy,
                 std::size_t policy_index) {
   // Both answers into buffers kept from form to form (a path per form otherwise, 5,000+ bytes
   // through a deep chain).

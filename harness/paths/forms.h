@@ -32,6 +32,7 @@ struct Op {
   std::string link;       // kSymlink: the target text
   NodeId file = kNoNode;  // kHardlink: the existing file
   int depth = 0;          // kDeep: directories of kDeepName nested under `name`
+  bool operator==(const Op&) const = default;
 };
 inline constexpr std::size_t kDeepNameLength = 200;
 const std::string& deep_name();  // kDeepNameLength 'd's (one string for the process: no copy per level)

@@ -229,34 +229,67 @@ RealTree::~RealTree() {
 const TreeRoots& RealTree::roots() const { return tree_->roots(); }
 
 ModelFs& RealTree::reset() {
-  undo();
+  if (phase_ != Phase::kFree) stop_matching();  // an input that ended without a form
+  base_.rollback();
+  phase_ = Phase::kMatching;
+  matched_ = 0;
   return base_;
 }
 
 void RealTree::undo() {
-  // Undo this input's names newest first: children before their directory, no readdir.
+  if (phase_ == Phase::kMatching) stop_matching();
+  phase_ = Phase::kFree;
+  const bool any = kept_size_ > 0;
+  remove_made(any ? kept_[kept_size_ - 1].made : 0, any ? kept_[kept_size_ - 1].nodes : base_size_);
+  base_.rollback();
+}
+
+void RealTree::clear() {
+  phase_ = Phase::kFree;
+  kept_size_ = 0;
+  remove_made(0, base_size_);
+  base_.rollback();
+}
+
+void RealTree::stop_matching() {
+  kept_size_ = matched_;
+  const bool any = matched_ > 0;
+  remove_made(any ? kept_[matched_ - 1].made : 0, any ? kept_[matched_ - 1].nodes : base_size_);
+  phase_ = Phase::kRecording;
+}
+
+void RealTree::remove_made(std::size_t keep, std::size_t nodes) {
+  // Newest first: children before their directory, no readdir.
   bool clean = true;
-  for (auto it = made_.rbegin(); it != made_.rend() && clean; ++it) {
-    const int d = it->dir == scope_.gen ? gen_fd_.get() : gen_dir(it->dir);
-    if (d >= 0 && it->from_stash) {
-      clean = ::renameat2(d, it->name.c_str(), stash_fd_.get(), it->chain.stash_name.c_str(), RENAME_NOREPLACE) == 0;
-      if (clean) free_chains_[it->depth].push_back(std::move(it->chain));
+  while (made_.size() > keep && clean) {
+    Made& it = made_.back();
+    const int d = it.dir == scope_.gen ? gen_fd_.get() : gen_dir(it.dir);
+    if (d >= 0 && it.from_stash) {
+      clean = ::renameat2(d, it.name.c_str(), stash_fd_.get(), it.chain.stash_name.c_str(), RENAME_NOREPLACE) == 0;
+      if (clean) free_chains_[it.depth].push_back(std::move(it.chain));
     } else {
-      clean = d >= 0 && ::unlinkat(d, it->name.c_str(), it->is_dir ? AT_REMOVEDIR : 0) == 0;
+      clean = d >= 0 && ::unlinkat(d, it.name.c_str(), it.is_dir ? AT_REMOVEDIR : 0) == 0;
     }
+    if (clean) made_.pop_back();
   }
+  if (!clean) return clean_gen();
+  // The descriptors of directories that are gone (node ids are handed out in op order).
+  if (nodes < base_size_) nodes = base_size_;
+  if (gen_dirs_.size() > nodes - base_size_) gen_dirs_.resize(nodes - base_size_);
+  std::erase_if(gen_owned_, [nodes](const auto& owned) { return static_cast<std::size_t>(owned.first) >= nodes; });
+}
+
+void RealTree::clean_gen() {
   made_.clear();
+  kept_size_ = 0;
   gen_dirs_.clear();
   gen_owned_.clear();
-  base_.rollback();
-  if (!clean) {
-    gen_fd_.reset();
-    remove_at(workspace_fd_.get(), kGen);
-    if (::mkdirat(workspace_fd_.get(), kGen, 0755) != 0) throw_errno("[path-tree] mkdir gen");
-    gen_fd_ = UniqueFd(::openat(workspace_fd_.get(), kGen, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (gen_fd_.get() < 0) throw_errno("[path-tree] open gen");
-    record_identity(workspace_fd_.get(), kGen, base_.node(scope_.gen));
-  }
+  gen_fd_.reset();
+  remove_at(workspace_fd_.get(), kGen);
+  if (::mkdirat(workspace_fd_.get(), kGen, 0755) != 0) throw_errno("[path-tree] mkdir gen");
+  gen_fd_ = UniqueFd(::openat(workspace_fd_.get(), kGen, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (gen_fd_.get() < 0) throw_errno("[path-tree] open gen");
+  record_identity(workspace_fd_.get(), kGen, base_.node(scope_.gen));
 }
 
 int RealTree::dir_fd(const ModelFs& m, NodeId id) {
@@ -292,7 +325,7 @@ int RealTree::dir_fd(const ModelFs& m, NodeId id) {
     if (fd.get() < 0) throw_errno("[path-tree] open " + printable_path(m, last));
     from = fd.get();
     set_gen_dir(last, from);
-    gen_owned_.push_back(std::move(fd));
+    gen_owned_.emplace_back(last, std::move(fd));
   }
   return from;
 }
@@ -309,6 +342,42 @@ void RealTree::set_gen_dir(NodeId id, int fd) {
 }
 
 bool RealTree::apply(const Op& op, ModelFs& m) {
+  if (phase_ == Phase::kMatching) {
+    if (matched_ < kept_size_ && kept_[matched_].op == op) {
+      // The same op on the same tree as the kept one: its result and its objects are on disk.
+      const Kept& k = kept_[matched_++];
+      if (k.ok && made_[k.made - 1].from_stash) record_stash(m, op, made_[k.made - 1].chain);
+      return k.ok;
+    }
+    stop_matching();
+  }
+  const bool ok = apply_on_disk(op, m);
+  if (phase_ == Phase::kRecording) {
+    if (kept_.size() == kept_size_) kept_.emplace_back();
+    Kept& k = kept_[kept_size_++];
+    k.op.kind = op.kind;
+    k.op.dir = op.dir;
+    k.op.name.assign(op.name);
+    k.op.link.assign(op.link);
+    k.op.file = op.file;
+    k.op.depth = op.depth;
+    k.ok = ok;
+    k.made = made_.size();
+    k.nodes = m.size();
+  }
+  return ok;
+}
+
+void RealTree::record_stash(ModelFs& m, const Op& op, const Chain& chain) {
+  NodeId id = m.child(op.dir, op.name);
+  for (std::size_t i = 0; i < chain.ids.size() && id != kNoNode; ++i) {
+    std::tie(m.node(id).dev, m.node(id).ino) = chain.ids[i];
+    if (i < chain.fds.size()) set_gen_dir(id, chain.fds[i].get());
+    id = i + 1 < chain.ids.size() ? m.child(id, deep_name()) : kNoNode;
+  }
+}
+
+bool RealTree::apply_on_disk(const Op& op, ModelFs& m) {
   const int dir = dir_fd(m, op.dir);
   const char* name = op.name.c_str();
   if (op.kind == OpKind::kMkdir || op.kind == OpKind::kFile || op.kind == OpKind::kDeep) {
@@ -322,12 +391,7 @@ bool RealTree::apply(const Op& op, ModelFs& m) {
       free_chains_[depth].push_back(std::move(chain));
       return false;
     }
-    NodeId id = m.child(op.dir, op.name);
-    for (std::size_t i = 0; i < chain.ids.size() && id != kNoNode; ++i) {
-      std::tie(m.node(id).dev, m.node(id).ino) = chain.ids[i];
-      if (i < chain.fds.size()) set_gen_dir(id, chain.fds[i].get());
-      id = i + 1 < chain.ids.size() ? m.child(id, deep_name()) : kNoNode;
-    }
+    record_stash(m, op, chain);
     made_.push_back({op.dir, op.name, depth != kFileDepth, true, depth, std::move(chain)});
     return true;
   }
@@ -385,7 +449,7 @@ RealTree::Chain RealTree::take_chain(int depth) {
   return c;
 }
 
-RealResolved RealTree::resolve(const Form& form) const {
+RealResolved RealTree::resolve(const Form& form) {
   RealResolved r;
   resolve(form, r);
   return r;
@@ -404,7 +468,11 @@ RealTree::InWorkspace::~InWorkspace() {
   if (tree_.cwd_fd_.get() >= 0) (void)::fchdir(tree_.cwd_fd_.get());
 }
 
-void RealTree::resolve(const Form& form, RealResolved& r) const {
+void RealTree::resolve(const Form& form, RealResolved& r) {
+  // The disk must be this input's ops and nothing else: kept ops it did not repeat go now, and
+  // its later ops are its own (removed by undo()).
+  if (phase_ == Phase::kMatching) stop_matching();
+  phase_ = Phase::kFree;
   r.err = 0;
   r.dev = r.ino = 0;
   r.fd_path_err = 0;

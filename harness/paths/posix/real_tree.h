@@ -42,20 +42,28 @@ class RealTree {
 
   const TreeRoots& roots() const;
   Scope scope() const { return scope_; }
-  // Empties workspace/gen on disk and returns the model rolled back to the base tree
-  // (ModelFs::rollback(): no copy per input). Only what apply() made is removed, newest
-  // first (no readdir); anything else there (a failed removal) falls back to removing
-  // gen recursively and making it again.
+  // Starts an input: returns the model rolled back to the base tree (ModelFs::rollback(): no
+  // copy per input). On disk workspace/gen still holds the ops the previous input applied before
+  // its first form: while this input's ops are the same ones, in the same order, apply() reuses
+  // them instead of making and removing them again (libFuzzer's next input is mostly a one-spot
+  // mutation of the last, so its first ops are usually the same). Anything else is removed
+  // before this input's own op or form needs the names: the disk is at every form exactly what
+  // this input's ops made. Only what apply() made is removed, newest first (no readdir);
+  // anything else there (a failed removal) falls back to removing gen recursively and making it
+  // again.
   ModelFs& reset();
-  // reset() without handing out the model: called at the end of each input too, so the input
-  // frees what it allocated (libFuzzer re-runs an input under LeakSanitizer when it does not).
+  // Ends an input: removes what it made after its first form and rolls the model back, so the
+  // input frees what it allocated (libFuzzer re-runs an input under LeakSanitizer when it does
+  // not).
   void undo();
+  // Removes every name apply() made (nothing is kept for the next input).
+  void clear();
   // Applies `op` on disk; true on success. On success the model copy gets the
   // new nodes' identities (apply(model, op) must have run first).
   bool apply(const Op& op, ModelFs& model);
-  RealResolved resolve(const Form& form) const;
+  RealResolved resolve(const Form& form);
   // The same into `out`, whose fd_path keeps its capacity (no allocation per form).
-  void resolve(const Form& form, RealResolved& out) const;
+  void resolve(const Form& form, RealResolved& out);
   // While one is alive the process's cwd is the workspace (the model's cwd), so resolve() skips
   // its own fchdir(2) pair per form (~10 of an input's ~50 system calls); its destructor goes
   // back to the cwd the tree was made in. Meanwhile relative paths of the holder's own (a fuzz
@@ -96,7 +104,7 @@ class RealTree {
   // dir_fd() opened (owned in gen_owned_, closed by undo()) or a deep chain level's (owned by its
   // Chain). Vectors, cleared per input and kept at their capacity: no allocation per directory.
   std::vector<int> gen_dirs_;
-  std::vector<UniqueFd> gen_owned_;
+  std::vector<std::pair<NodeId, UniqueFd>> gen_owned_;
   int gen_dir(NodeId id) const;
   void set_gen_dir(NodeId id, int fd);
   std::vector<NodeId> down_;  // dir_fd()'s walk up, reused
@@ -133,7 +141,33 @@ class RealTree {
     int depth = 0;            // from_stash: the chain's depth (kFileDepth: a file)
     Chain chain;
   };
-  std::vector<Made> made_;     // this input's names under gen, in creation order
+  std::vector<Made> made_;     // the names under gen, in creation order
+  // The ops applied before the first form (the kept prefix), in order, failed ones too: what
+  // reset() keeps on disk for the next input. kept_ keeps its strings' capacity; kept_size_ are
+  // in use. An entry's `made` is made_.size() and `nodes` the model's size after it.
+  struct Kept {
+    Op op;
+    bool ok = false;
+    std::size_t made = 0;
+    std::size_t nodes = 0;
+  };
+  std::vector<Kept> kept_;
+  std::size_t kept_size_ = 0;
+  // kMatching: this input's ops so far are kept_[0, matched_); kRecording: they diverged, or
+  // kept_ ran out, before any form: new ops join the kept prefix; kFree: a form was checked,
+  // later ops are removed by undo().
+  enum class Phase { kMatching, kRecording, kFree };
+  Phase phase_ = Phase::kFree;
+  std::size_t matched_ = 0;
+  // Removes made_[keep..] newest first and forgets the descriptors of model nodes from `nodes`
+  // on; on any failure, all of gen (clean_gen()).
+  void remove_made(std::size_t keep, std::size_t nodes);
+  void clean_gen();
+  // Ends the matching: the kept ops this input did not repeat are removed.
+  void stop_matching();
+  bool apply_on_disk(const Op& op, ModelFs& m);
+  // Gives the model the identities (and the directory descriptors) of a stash object in place.
+  void record_stash(ModelFs& m, const Op& op, const Chain& chain);
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> labels_;
 };
 
