@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cstring>
 #include <utility>
 
 #include "harness/core/error.h"
@@ -19,6 +21,29 @@ const char* to_string(Outcome o) {
     case Outcome::kUnknown: return "unknown";
   }
   return "?";
+}
+
+int NameLess::compare(std::string_view a, std::string_view b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t x = 0, y = 0;
+    std::memcpy(&x, a.data() + i, 8);  // a constant size: two loads, no call
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) {
+      // As a big-endian number, eight bytes compare as their unsigned chars do.
+      if constexpr (std::endian::native == std::endian::little) {
+        x = __builtin_bswap64(x);
+        y = __builtin_bswap64(y);
+      }
+      return x < y ? -1 : 1;
+    }
+  }
+  for (; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(a[i]), d = static_cast<unsigned char>(b[i]);
+    if (c != d) return c < d ? -1 : 1;
+  }
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
 }
 
 ModelFs::ModelFs() {

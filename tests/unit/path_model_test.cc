@@ -1,9 +1,11 @@
 // The Linux path model's resolution rules on a small hand-built tree, each case citing path_resolution(7) or fs/namei.c; the kernel check is fuzz/path_model_fuzzer.cc.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <stdexcept>
 #include <string>
 
+#include "harness/core/text.h"
 #include "harness/model/policy.h"
 #include "harness/paths/classify.h"
 #include "harness/paths/model_fs.h"
@@ -109,6 +111,26 @@ TEST(PathModel, RollbackReusesNothingVisible) {
   m.rollback();
   EXPECT_EQ(m.child(x.home, "s"), kNoNode);
   EXPECT_EQ(m.resolve(m.cwd(), "../home/.ssh/id_ed25519").node, x.key);
+}
+
+// The children maps' order is std::string's (walk_under() hands nodes out in it, so the generator's
+// choices depend on it): NameLess must agree with std::string::compare on every pair, bytes past
+// 0x7f, shared prefixes and lengths on both sides of eight included.
+TEST(PathModel, NameOrderIsStringOrder) {
+  std::mt19937 rng(7);
+  const std::string alphabet = std::string("ab\x7f\x80\xff.d", 7);
+  std::vector<std::string> names = {"", "a", "b", "..", "...", "..a", std::string(200, 'd'), std::string(201, 'd')};
+  for (int i = 0; i < 400; ++i) {
+    std::string n(rng() % 20, 'a');
+    for (char& c : n) c = alphabet[rng() % alphabet.size()];
+    names.push_back(n);
+    names.push_back(n + alphabet[rng() % alphabet.size()]);
+  }
+  for (const std::string& a : names)
+    for (const std::string& b : names) {
+      const int want = a.compare(b) < 0 ? -1 : a.compare(b) > 0 ? 1 : 0;
+      ASSERT_EQ(NameLess::compare(a, b), want) << printable_excerpt(a, 40) << " vs " << printable_excerpt(b, 40);
+    }
 }
 
 TEST(PathModel, ClassifierKeepsObjectApartFromPath) {

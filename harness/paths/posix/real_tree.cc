@@ -373,7 +373,11 @@ void RealTree::record_stash(ModelFs& m, const Op& op, const Chain& chain) {
   for (std::size_t i = 0; i < chain.ids.size() && id != kNoNode; ++i) {
     std::tie(m.node(id).dev, m.node(id).ino) = chain.ids[i];
     if (i < chain.fds.size()) set_gen_dir(id, chain.fds[i].get());
-    id = i + 1 < chain.ids.size() ? m.child(id, deep_name()) : kNoNode;
+    if (i + 1 == chain.ids.size()) break;
+    // apply() adds each level right after its parent: the next id when it is this one's child
+    // (a child() lookup compares the 200-byte name, twice).
+    const NodeId next = id + 1;
+    id = static_cast<std::size_t>(next) < m.size() && m.node(next).parent == id ? next : m.child(id, deep_name());
   }
 }
 
