@@ -20,28 +20,12 @@ std::string_view pick_name(ByteReader& in) { return kNames[in.pick(std::size(kNa
 bool is_dir(Kind k) { return k == Kind::kDir || k == Kind::kHost; }
 bool is_dir(const ModelFs& m, NodeId id) { return is_dir(m.node(id).kind); }
 
-// Every node under `top` by first name (symlinks not followed), `top` first, breadth first,
-// into `out` (its capacity reused). Only files have second names (link(2) refuses a directory:
-// EPERM), so a directory entry is its first name without comparing names (deep chains: 200-byte
-// names).
-void walk_under(const ModelFs& m, NodeId top, std::vector<NodeId>& out) {
-  out.assign(1, top);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (!is_dir(m, out[i])) continue;
-    for (const auto& [name, id] : m.node(out[i]).children) {
-      const Node& n = m.node(id);
-      if (n.parent == out[i] && (is_dir(n.kind) || n.name == name)) out.push_back(id);
-    }
-  }
-}
-
 // walk_under(), kept while the names stay the same (ModelFs::version()): one fuzz input asks
 // for the same two lists (the tree, gen) at every op and form in between, and every input
 // starts from the same base tree (its version comes back with rollback()). With it, the
 // nodes of each kind in the same order (next_op's directories and files, next_form's
-// symlinks): filtered once per version instead of into a new vector per op and form. A
-// replaced entry reuses its vectors' capacity: no allocation per op once they are grown
-// (each malloc under ASan records a stack, and ops change the version every time).
+// symlinks). A replaced entry reuses its vectors' capacity: no allocation per op once they
+// are grown (each malloc under ASan records a stack, and ops change the version every time).
 // Not thread-safe across threads sharing a model: one cache per thread.
 struct Under {
   std::uint64_t version = 0;
@@ -50,6 +34,28 @@ struct Under {
   std::vector<NodeId> nodes;
   std::vector<NodeId> of_kind[5];  // indexed by Kind
 };
+
+// Every node under `top` by first name (symlinks not followed), `top` first, breadth first,
+// into `u` (its capacity reused), and each kind's in the same order. Only files have second
+// names (link(2) refuses a directory: EPERM), so a directory entry is its first name without
+// comparing names (deep chains: 200-byte names); a file's is compared inline (NameLess).
+void walk_under(const ModelFs& m, NodeId top, Under& u) {
+  u.nodes.assign(1, top);
+  for (auto& v : u.of_kind) v.clear();
+  u.of_kind[static_cast<std::size_t>(m.node(top).kind)].push_back(top);
+  for (std::size_t i = 0; i < u.nodes.size(); ++i) {
+    const NodeId dir = u.nodes[i];
+    const Node& d = m.node(dir);
+    if (!is_dir(d.kind)) continue;
+    for (const auto& [name, id] : d.children) {
+      const Node& n = m.node(id);
+      if (n.parent != dir || !(is_dir(n.kind) || NameLess::compare(n.name, name) == 0)) continue;
+      u.nodes.push_back(id);
+      u.of_kind[static_cast<std::size_t>(n.kind)].push_back(id);
+    }
+  }
+}
+
 const Under& under(const ModelFs& m, NodeId top) {
   thread_local Under cache[4];
   thread_local std::uint64_t clock = 0;
@@ -64,9 +70,7 @@ const Under& under(const ModelFs& m, NodeId top) {
   oldest->version = m.version();
   oldest->top = top;
   oldest->used = ++clock;
-  walk_under(m, top, oldest->nodes);
-  for (auto& v : oldest->of_kind) v.clear();
-  for (const NodeId id : oldest->nodes) oldest->of_kind[static_cast<std::size_t>(m.node(id).kind)].push_back(id);
+  walk_under(m, top, *oldest);
   return *oldest;
 }
 const std::vector<NodeId>& nodes_under(const ModelFs& m, NodeId top) { return under(m, top).nodes; }
