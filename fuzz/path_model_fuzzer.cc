@@ -123,8 +123,11 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
     std::string arg = (*argv)[i];
     for (const std::string flag : {"-artifact_prefix=", "-exact_artifact_path="}) {
       if (i == 0 || arg.compare(0, flag.size(), flag) != 0) continue;
-      has_prefix = has_prefix || flag == "-artifact_prefix=";
-      if (arg.size() == flag.size() || arg[flag.size()] != '/') arg.insert(flag.size(), cwd);
+      const bool prefix = flag == "-artifact_prefix=";
+      has_prefix = has_prefix || prefix;
+      // An empty prefix is the cwd; an empty exact path is no exact path (libFuzzer's default).
+      const bool empty = arg.size() == flag.size();
+      if ((empty && prefix) || (!empty && arg[flag.size()] != '/')) arg.insert(flag.size(), cwd);
     }
     args.push_back(std::move(arg));
   }

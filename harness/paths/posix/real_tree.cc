@@ -229,7 +229,11 @@ RealTree::~RealTree() {
 const TreeRoots& RealTree::roots() const { return tree_->roots(); }
 
 ModelFs& RealTree::reset() {
-  if (phase_ != Phase::kFree) stop_matching();  // an input that ended without a form
+  // undo() normally ended the last input already (then this removes nothing); if it did not
+  // (an exception left it), the disk is brought back to the kept prefix here.
+  if (phase_ == Phase::kMatching) stop_matching();
+  const bool any = kept_size_ > 0;
+  remove_made(any ? kept_[kept_size_ - 1].made : 0, any ? kept_[kept_size_ - 1].nodes : base_size_);
   base_.rollback();
   phase_ = Phase::kMatching;
   matched_ = 0;
@@ -254,11 +258,13 @@ void RealTree::clear() {
 void RealTree::stop_matching() {
   kept_size_ = matched_;
   const bool any = matched_ > 0;
-  remove_made(any ? kept_[matched_ - 1].made : 0, any ? kept_[matched_ - 1].nodes : base_size_);
+  const bool removed = remove_made(any ? kept_[matched_ - 1].made : 0, any ? kept_[matched_ - 1].nodes : base_size_);
+  // A failed removal emptied gen, this input's reused names with it, which the model still has.
+  if (!removed && any) throw Error("[path-tree] a kept name could not be removed; gen was emptied under a running input");
   phase_ = Phase::kRecording;
 }
 
-void RealTree::remove_made(std::size_t keep, std::size_t nodes) {
+bool RealTree::remove_made(std::size_t keep, std::size_t nodes) {
   // Newest first: children before their directory, no readdir.
   bool clean = true;
   while (made_.size() > keep && clean) {
@@ -272,11 +278,15 @@ void RealTree::remove_made(std::size_t keep, std::size_t nodes) {
     }
     if (clean) made_.pop_back();
   }
-  if (!clean) return clean_gen();
+  if (!clean) {
+    clean_gen();
+    return false;
+  }
   // The descriptors of directories that are gone (node ids are handed out in op order).
   if (nodes < base_size_) nodes = base_size_;
   if (gen_dirs_.size() > nodes - base_size_) gen_dirs_.resize(nodes - base_size_);
   std::erase_if(gen_owned_, [nodes](const auto& owned) { return static_cast<std::size_t>(owned.first) >= nodes; });
+  return true;
 }
 
 void RealTree::clean_gen() {

@@ -160,8 +160,8 @@ class RealTree {
   Phase phase_ = Phase::kFree;
   std::size_t matched_ = 0;
   // Removes made_[keep..] newest first and forgets the descriptors of model nodes from `nodes`
-  // on; on any failure, all of gen (clean_gen()).
-  void remove_made(std::size_t keep, std::size_t nodes);
+  // on; on any failure, all of gen (clean_gen()) and false.
+  bool remove_made(std::size_t keep, std::size_t nodes);
   void clean_gen();
   // Ends the matching: the kept ops this input did not repeat are removed.
   void stop_matching();
