@@ -66,7 +66,9 @@ struct LaunchSpec {
   std::vector<std::string> env;    // "NAME=value", passed exactly (not merged with ours)
   std::optional<std::chrono::milliseconds> timeout;  // nullopt: wait forever
   std::size_t max_capture = 64u << 20;  // bytes kept per stream; hostile-input bound
-  std::chrono::milliseconds drain_after_exit{2000};  // grandchildren holding the pipes
+  // Grandchildren holding the pipes: how long reading goes on after exit (Windows: without data,
+  // at most 10x as long while data still comes; platform/win/process.cc).
+  std::chrono::milliseconds drain_after_exit{2000};
   // Directories deliberately leaked to the child (class fd-leak): each is opened
   // O_RDONLY|O_DIRECTORY in the parent and appears at fd `number` (>= 3, at most
   // kMaxInheritedDirs) in the child, not close-on-exec. POSIX only.

@@ -21,6 +21,7 @@
 
 #include <windows.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -106,7 +107,8 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
   err->start();
 
   bool exited = false, killed = false;
-  std::optional<Clock::time_point> timeout_at, drain_at, killed_at;
+  std::optional<Clock::time_point> timeout_at, drain_at, drain_cap, killed_at;
+  std::size_t drained = 0;  // bytes read when drain_at was last set
   if (spec.timeout) timeout_at = t0 + *spec.timeout;
   auto kill_tree = [&] {
     killed = true;
@@ -144,6 +146,8 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
         exited = true;
         r.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
         drain_at = Clock::now() + spec.drain_after_exit;
+        drain_cap = Clock::now() + 10 * spec.drain_after_exit;
+        drained = r.out_total + r.err_total;
       }
     } else if (rc == WAIT_FAILED) {  // cannot wait any more: kill, stop reading, report what we have
       if (!exited) kill_tree();
@@ -157,9 +161,21 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
       kill_tree();
     }
     if (exited && drain_at && Clock::now() >= *drain_at && (out->open() || err->open())) {
-      r.drain_timed_out = true;  // something still holds a write end: stop reading
-      out->stop();
-      err->stop();
+      // Bytes still arriving after exit are the child's own, still buffered: Wine buffers a
+      // pipe's writes far past the size we asked for, so an 8 MiB flood can still be in the pipe
+      // when the child is gone, and reading it under load took longer than the bound (fresh-
+      // clone CI, 2026-11-30: contract.output-flood got ~5.85 of 8 MiB per stream). So the bound
+      // counts time without data; a write end held by a grandchild that sends nothing still ends
+      // the run after drain_after_exit, and one that keeps sending at 10 x drain_after_exit.
+      const std::size_t now_read = r.out_total + r.err_total;
+      if (now_read != drained && Clock::now() < *drain_cap) {
+        drained = now_read;
+        drain_at = std::min(Clock::now() + spec.drain_after_exit, *drain_cap);
+      } else {
+        r.drain_timed_out = true;  // something still holds a write end: stop reading
+        out->stop();
+        err->stop();
+      }
     }
     if (cancel != nullptr && cancel->load() && !r.cancelled && !r.timed_out) {
       r.cancelled = !exited;
