@@ -232,8 +232,7 @@ ModelFs& RealTree::reset() {
   // undo() normally ended the last input already (then this removes nothing); if it did not
   // (an exception left it), the disk is brought back to the kept prefix here.
   if (phase_ == Phase::kMatching) stop_matching();
-  const bool any = kept_size_ > 0;
-  remove_made(any ? kept_[kept_size_ - 1].made : 0, any ? kept_[kept_size_ - 1].nodes : base_size_);
+  remove_after_kept(kept_size_);
   base_.rollback();
   phase_ = Phase::kMatching;
   matched_ = 0;
@@ -243,25 +242,27 @@ ModelFs& RealTree::reset() {
 void RealTree::undo() {
   if (phase_ == Phase::kMatching) stop_matching();
   phase_ = Phase::kFree;
-  const bool any = kept_size_ > 0;
-  remove_made(any ? kept_[kept_size_ - 1].made : 0, any ? kept_[kept_size_ - 1].nodes : base_size_);
+  remove_after_kept(kept_size_);
   base_.rollback();
 }
 
 void RealTree::clear() {
   phase_ = Phase::kFree;
   kept_size_ = 0;
-  remove_made(0, base_size_);
+  remove_after_kept(0);
   base_.rollback();
 }
 
 void RealTree::stop_matching() {
   kept_size_ = matched_;
-  const bool any = matched_ > 0;
-  const bool removed = remove_made(any ? kept_[matched_ - 1].made : 0, any ? kept_[matched_ - 1].nodes : base_size_);
   // A failed removal emptied gen, this input's reused names with it, which the model still has.
-  if (!removed && any) throw Error("[path-tree] a kept name could not be removed; gen was emptied under a running input");
+  if (!remove_after_kept(matched_) && matched_ > 0) throw Error("[path-tree] a kept name could not be removed; gen was emptied under a running input");
   phase_ = Phase::kRecording;
+}
+
+bool RealTree::remove_after_kept(std::size_t ops) {
+  if (ops == 0) return remove_made(0, base_size_);
+  return remove_made(kept_[ops - 1].made, kept_[ops - 1].nodes);
 }
 
 bool RealTree::remove_made(std::size_t keep, std::size_t nodes) {

@@ -162,6 +162,8 @@ class RealTree {
   // Removes made_[keep..] newest first and forgets the descriptors of model nodes from `nodes`
   // on; on any failure, all of gen (clean_gen()) and false.
   bool remove_made(std::size_t keep, std::size_t nodes);
+  // remove_made() of everything past the first `ops` kept ops.
+  bool remove_after_kept(std::size_t ops);
   void clean_gen();
   // Ends the matching: the kept ops this input did not repeat are removed.
   void stop_matching();
