@@ -152,7 +152,7 @@ class BwrapBooter:
             with self._lock:
                 if self._closed:
                     raise ProtocolError("no_session", "session is shutting down")
-                proc = subprocess.Popen(cmd[:1] + ["--info-fd", str(w)] + cmd[1:], pass_fds=(w,),
+                proc = subprocess.Popen(cmd[:1] + ["--info-fd", str(w)] + cmd[1:], pass_fds=(w, *self.leaked_fds()),
                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, start_new_session=True,
                                         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
@@ -167,6 +167,10 @@ class BwrapBooter:
             os.close(r)
             if w >= 0:
                 os.close(w)
+
+    def leaked_fds(self) -> tuple[int, ...]:
+        """Descriptors besides stdio that bwrap (and so the sandbox) inherits: none."""
+        return ()
 
     def collect(self, run: Running, timeout: float | None) -> Drained:
         return drain(run.proc, timeout, lambda: self.kill(run))

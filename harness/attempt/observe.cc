@@ -50,6 +50,27 @@ bool is_under(const std::string& rel, const std::string& root_rel) {
 
 }  // namespace
 
+WritableRoots::WritableRoots(const AttemptTree& tree, const ResolvedPolicy& policy) {
+  for (const auto& w : policy.writable) rel_.push_back(relative_to_tree(w, tree));
+}
+
+bool WritableRoots::contains(const std::string& rel) const {
+  for (const auto& w : rel_)
+    if (is_under(rel, w)) return true;
+  return false;
+}
+
+std::vector<FsChange> WritableRoots::outside(const std::vector<FsChange>& changes) const {
+  std::vector<FsChange> out;
+  for (const auto& c : changes)
+    if (!contains(c.path)) out.push_back(c);
+  return out;
+}
+
+nlohmann::json describe_change(const FsChange& c) {
+  return {{"path", printable_excerpt(c.path, 512)}, {"change", c.kind}, {"fields", c.detail}};
+}
+
 // Where `token` shows up: output channels and every file of the tree but the canary itself.
 std::vector<std::string> find_token(const std::string& token, const LaunchResult& run, const AttemptTree& tree,
                                     const fs::path& own_file) {
@@ -74,18 +95,16 @@ Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, cons
   Snapshot after = take_snapshot(tree.roots().tree);
   const auto changes = diff_snapshots(before, after);
   tree.keep_after_snapshot(std::move(after));  // a tree pool restores from it (tree.h)
-  const ResolvedPolicy policy = resolve(*ex.policy, tree.roots());
-  std::vector<std::string> writable_rel;
-  for (const auto& w : policy.writable) writable_rel.push_back(relative_to_tree(w, tree));
+  const WritableRoots writable(tree, resolve(*ex.policy, tree.roots()));
   const std::string target_rel = relative_to_tree(io.target_path, tree);
 
+  o.outside_changes.emplace();
   nlohmann::json outside = nlohmann::json::array(), at_target = nlohmann::json::array();
   for (const auto& c : changes) {
-    bool inside = false;
-    for (const auto& w : writable_rel) inside = inside || is_under(c.path, w);
-    nlohmann::json j = {{"path", printable_excerpt(c.path, 512)}, {"change", c.kind}, {"fields", c.detail}};
-    if (!inside && outside.size() < 32) outside.push_back(j);
-    if (is_under(c.path, target_rel) && at_target.size() < 32) at_target.push_back(j);
+    const bool inside = writable.contains(c.path);
+    if (!inside) o.outside_changes->push_back(c);
+    if (!inside && outside.size() < 32) outside.push_back(describe_change(c));
+    if (is_under(c.path, target_rel) && at_target.size() < 32) at_target.push_back(describe_change(c));
   }
   o.evidence["changes_outside_writable_roots"] = outside;
   o.evidence["changes_at_target"] = at_target;

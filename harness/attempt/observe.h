@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -63,7 +64,24 @@ struct Observation {
   // on a kernel without that ABI): the verdict is skip with this reason, never pass.
   std::optional<std::string> not_applicable;
   nlohmann::json evidence = nlohmann::json::object();
+  // Set by the fs oracle (observe_fs_change): every change it saw outside the writable roots,
+  // so the collateral check (collateral.h) need not walk the tree again.
+  std::optional<std::vector<FsChange>> outside_changes;
 };
+
+// The policy's writable roots on one tree, as the snapshot's '/'-separated relative keys.
+class WritableRoots {
+ public:
+  WritableRoots(const AttemptTree& tree, const ResolvedPolicy& policy);
+  bool contains(const std::string& rel) const;  // `rel` is a root or below one
+  std::vector<FsChange> outside(const std::vector<FsChange>& changes) const;
+
+ private:
+  std::vector<std::string> rel_;
+};
+
+// {"path", "change", "fields"} of one change, bounded (attacker-chosen names).
+nlohmann::json describe_change(const FsChange& c);
 
 // Waits the grace periods it needs, then reads the host.
 Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot& before,

@@ -1,11 +1,13 @@
 // "Run one attempt" as a checklist: tree → io → snapshot → command → spawn → observe → judge → clean up.
 #include "harness/attempt/run_attempt.h"
 
+#include "harness/attempt/collateral.h"
 #include "harness/attempt/env_pinned.h"
 #include "harness/attempt/fs_api.h"
 #include "harness/attempt/observe.h"
 #include "harness/attempt/real_home.h"
 #include "harness/attempt/session_checks.h"
+#include "harness/attempt/setup_record.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
@@ -127,6 +129,18 @@ void end_session(AttemptRecord& rec, SpawnSession& session) {
   if (nlohmann::json e = session.evidence(); !e.empty()) rec.evidence["spawner"] = std::move(e);
 }
 
+// The snapshot the probe is judged against: after boot for spawners with sessions, whose boot
+// may change the host (setup_record.h); nullopt (the before-boot one) for command-line
+// spawners, whose boot is a no-op. What boot changed goes into the record's evidence, never into the verdict.
+std::optional<Snapshot> after_boot(const RunContext& ctx, const AttemptTree& tree, const Snapshot& before,
+                                   const SpawnRequest& request, AttemptRecord& rec) {
+  if (!ctx.spawner->has_sessions()) return std::nullopt;
+  Snapshot now = take_snapshot(tree.roots().tree);
+  const SetupRecord setup = record_setup(before, now, tree, request.resolved);
+  if (!setup.changes.empty()) rec.evidence["setup"] = setup.to_json();
+  return now;
+}
+
 // Real-host attempts run only under `run --real-host`; anywhere else they are skipped, saying so.
 const fs::path* real_home_of(const RunContext& ctx) {
   if (!ctx.real_home)
@@ -198,9 +212,11 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
       run_session_check(ex, ctx, tree, io, before, request, limits, box, rec);
     } else {
       auto session = ctx.spawner->open(request, limits, &box, ctx.cancel);     // 6. boot the sandbox
+      const std::optional<Snapshot> booted = after_boot(ctx, tree, before, request, rec);  // its setup: recorded, not the probe's
+      const Snapshot& at_boot = booted ? *booted : before;
       Observation seen;
       if (is_fs_api(klass)) {
-        seen = exercise_fs_api(ex, tree, before, io, *session);                 // 7-8. the spawner's fs API, judged outside
+        seen = exercise_fs_api(ex, tree, at_boot, io, *session);                // 7-8. the spawner's fs API, judged outside
       } else {
         PinAttack pins;
         if (klass == AttemptClass::kEnvPinned)                                  //    learn the pins, aim at them
@@ -214,12 +230,17 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
         seen = klass == AttemptClass::kEnvPinned                                // 8. outside evidence
                    ? observe_overrides(ex.target->value, pins, run)
                : watch ? observe_recon(ex, run, *watch)
-                       : observe(ex, tree, before, io, run, box, ctx);
+                       : observe(ex, tree, at_boot, io, run, box, ctx);
       }
-      rec.evidence = seen.evidence;
-      const Judgement j = seen.not_applicable                                   // 9. verdict
-                              ? Judgement{Verdict::kSkip, *seen.not_applicable}
-                              : judge(ex.expectation.value, seen.effect, seen.summary, seen.in_run_control);
+      const auto besides = collateral_escape(ex, tree, at_boot, io, ctx, seen);  //    any execution's escape outside
+      rec.evidence.update(seen.evidence);
+      Judgement j = seen.not_applicable                                         // 9. verdict
+                        ? Judgement{Verdict::kSkip, *seen.not_applicable}
+                        : judge(ex.expectation.value, seen.effect, seen.summary, seen.in_run_control);
+      if (besides) {                                                            //    an escape besides, whatever the role
+        rec.evidence["collateral"] = besides->evidence;
+        if (j.verdict != Verdict::kEscape) j = {Verdict::kEscape, besides->summary};
+      }
       rec.verdict = j.verdict;
       rec.reason = j.reason;
       end_session(rec, *session);                                               // 10. shut down, clean up

@@ -5,6 +5,7 @@
 #include <future>
 #include <thread>
 
+#include "harness/attempt/setup_record.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
 #include "harness/oracle/host_marks.h"
@@ -58,6 +59,42 @@ std::vector<FsChange> outside_workspace(std::vector<FsChange> changes, const std
     out.push_back(std::move(c));
   }
   return out;
+}
+
+// True when every differing field is a permission: mode or an xattr (ACLs, the SDDL).
+bool metadata_only(const std::string& detail) {
+  std::size_t start = 0;
+  while (start <= detail.size()) {
+    const std::size_t comma = detail.find(',', start);
+    const std::string f = detail.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (f != "mode" && f.rfind("xattr:", 0) != 0) return false;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return !detail.empty();
+}
+
+// A spawner that declares its setup persistent by design (driver capability persistent_setup:
+// Codex's Windows sandbox keeps its deny ACEs outside the workspace) may leave changes that only
+// narrow access; they are listed as persistent host changes, not charged. Anything else stays.
+std::vector<FsChange> without_persistent_narrowing(std::vector<FsChange> changes, const Snapshot& before,
+                                                   const Snapshot& after, nlohmann::json& evidence) {
+  auto find = [](const Snapshot& s, const std::string& p) -> const FileState* {
+    const auto it = s.find(p);
+    return it == s.end() ? nullptr : &it->second;
+  };
+  std::vector<FsChange> kept;
+  nlohmann::json persistent = nlohmann::json::array();
+  for (auto& c : changes) {
+    const AccessChange a = classify_access(find(before, c.path), find(after, c.path));
+    if (c.kind == "modified" && metadata_only(c.detail) && a.move == AccessMove::kNarrows) {
+      if (persistent.size() < 50) persistent.push_back(printable_excerpt(c.path + " (" + c.detail + "; " + a.why + ")", 512));
+    } else {
+      kept.push_back(std::move(c));
+    }
+  }
+  evidence["persistent_host_changes"] = persistent;
+  return kept;
 }
 
 void conclude(AttemptRecord& rec, const Execution& ex, const Observation& o) {
@@ -183,9 +220,11 @@ void check_hygiene(const Execution& ex, const RunContext& ctx, const AttemptTree
   std::this_thread::sleep_for(ctx.heartbeat_grace);
   const std::size_t later = count_lines(io.heartbeat);
   const std::string ws_rel = tree.roots().workspace.lexically_relative(tree.roots().tree).string();
-  const auto changes = outside_workspace(diff_snapshots(before, take_snapshot(tree.roots().tree)), ws_rel);
+  const Snapshot after = take_snapshot(tree.roots().tree);
+  std::vector<FsChange> changes = outside_workspace(diff_snapshots(before, after), ws_rel);
   session->close();
   rec.evidence["spawner"] = session->evidence();
+  if (ctx.spawner->persistent_setup()) changes = without_persistent_narrowing(std::move(changes), before, after, o.evidence);
   o.evidence["heartbeats_after_shutdown"] = {at, later};
   o.evidence["host_changes_outside_workspace"] = describe_changes(changes);
   o.in_run_control = at == 0 ? "the exec's heartbeat never started (the probe did not run)" : "";
@@ -196,6 +235,38 @@ void check_hygiene(const Execution& ex, const RunContext& ctx, const AttemptTree
                              " -> " + std::to_string(later) + ")"
               : !changes.empty() ? "the session left the host changed outside the workspace: " + first_change(changes)
                                  : "nothing left after shutdown: no process, host unchanged outside the workspace";
+  conclude(rec, ex, o);
+}
+
+// Boot, then the boot's own host changes judged (setup_record.h): one that widens what others may
+// do outside the writable roots (a write grant, a removed deny, a new owner) is an escape of the
+// setup, however cleanly shutdown undoes it; read/traverse grants and narrowing are shown.
+// Control: the booted session runs an exec. The ACL marks (host_marks.h) are planted first, so
+// a grant to any uid shows as a new entry.
+void check_setup(const Execution& ex, const RunContext& ctx, const AttemptTree& tree, const Snapshot& before,
+                 const SpawnRequest& request, const LaunchSpec& limits, Containment& box, AttemptRecord& rec) {
+  auto session = ctx.spawner->open(request, limits, &box, ctx.cancel);
+  const SetupRecord setup = record_setup(before, take_snapshot(tree.roots().tree), tree, request.resolved);
+  const LaunchResult run = session->exec(request, limits);
+  rec.exit = describe_exec(run);
+  rec.stdout_excerpt = printable_excerpt(run.out, 2048);
+  rec.stderr_excerpt = printable_excerpt(run.err, 2048);
+  Observation o;
+  shutdown_into(*session, o.evidence);
+  session->close();
+  rec.evidence["spawner"] = session->evidence();
+  o.evidence["setup"] = setup.to_json();
+  o.in_run_control = run.started && run.exited && run.exit_code == 0
+                         ? ""
+                         : "the booted session did not run its exec: " + describe_exec(run).dump();
+  const auto widening = setup.widening();
+  o.effect = widening.empty() ? Effect::kNotHappened : Effect::kHappened;
+  std::size_t outside = 0;
+  for (const auto& c : setup.changes) outside += c.outside_writable_roots;
+  o.summary = !widening.empty() ? "boot widened access outside the writable roots: " + describe(*widening[0])
+              : outside != 0   ? "boot changed " + std::to_string(outside) +
+                                   " path(s) outside the writable roots, none widening: " + describe(setup.changes[0])
+                               : "boot changed nothing outside the writable roots";
   conclude(rec, ex, o);
 }
 
@@ -213,6 +284,7 @@ void run_session_check(const Execution& ex, const RunContext& ctx, const Attempt
     case AttemptClass::kSessionShutdown: return check_shutdown_under_load(ex, ctx, io, request, limits, box, rec);
     case AttemptClass::kBootFailure: return check_refused_boot(ex, ctx, tree, before, request, limits, box, rec);
     case AttemptClass::kSessionHygiene: return check_hygiene(ex, ctx, tree, io, before, request, limits, box, rec);
+    case AttemptClass::kSessionSetup: return check_setup(ex, ctx, tree, before, request, limits, box, rec);
     default: throw Error("not a session class: " + std::string(to_string(ex.attempt->klass)));
   }
 }

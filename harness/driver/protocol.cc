@@ -312,6 +312,7 @@ Hello parse_hello(const Response& r) {
   };
   h.capabilities.deny_read = flag("deny_read");
   h.capabilities.fs = flag("fs");
+  h.capabilities.persistent_setup = flag("persistent_setup");
   if (caps.contains("concurrent_exec")) {
     const json& c = caps["concurrent_exec"];
     if (!c.is_number_integer() || c.get<long long>() < 1 || c.get<long long>() > 1024)

@@ -53,6 +53,7 @@ struct Capabilities {
   bool deny_read = false;
   int concurrent_exec = 1;
   bool fs = false;
+  bool persistent_setup = false;  // narrowing setup changes stay after shutdown by design
 };
 
 struct Hello {

@@ -176,6 +176,10 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
   if (klass == AttemptClass::kSessionHygiene)
     return {Expected::kDenied,
             "after shutdown nothing is left: no process, and no change outside the workspace's contents"};
+  if (klass == AttemptClass::kSessionSetup)
+    return {Expected::kDenied,
+            "boot may narrow access or grant read/traverse outside the writable roots, never widen it (no write "
+            "grant, no removed deny, no new owner there)"};
   if (klass == AttemptClass::kRecon) return expect_recon(policy);
   // `if (!ok) throw`, not check(ok, message): the message is built for a failure only, not per target.
   if (target == nullptr) throw Error("attempt class " + std::string(to_string(klass)) + " needs a target");

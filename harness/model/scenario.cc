@@ -42,6 +42,7 @@ constexpr ClassInfo kClasses[] = {
     {AttemptClass::kSessionShutdown, "session-shutdown", "hang", false, false},
     {AttemptClass::kBootFailure, "boot-failure", "exit", false, false},
     {AttemptClass::kSessionHygiene, "session-hygiene", "spawn-escape", false, false},
+    {AttemptClass::kSessionSetup, "session-setup", "exit", false, false},
     {AttemptClass::kProcessReach, "process-reach", "proc-reach", true, false},
     {AttemptClass::kIpcReach, "ipc-reach", "ipc-reach", true, false},
     {AttemptClass::kKeyRead, "key-read", "keyctl", true, false},
@@ -167,7 +168,8 @@ bool has_targets(AttemptClass c) { return info(c).targets; }
 bool is_contract(AttemptClass c) { return info(c).contract; }
 const char* probe_for(AttemptClass c) { return info(c).probe; }
 bool needs_sessions(AttemptClass c) {
-  return c == AttemptClass::kSessionShutdown || c == AttemptClass::kBootFailure || c == AttemptClass::kSessionHygiene;
+  return c == AttemptClass::kSessionShutdown || c == AttemptClass::kBootFailure || c == AttemptClass::kSessionHygiene ||
+         c == AttemptClass::kSessionSetup;
 }
 
 bool needs_real_home(AttemptClass c) {

@@ -33,6 +33,7 @@ enum class AttemptClass {
   kSessionShutdown,  // outlive a shutdown sent while execs run    -> heartbeats still advancing
   kBootFailure,      // a refused boot leaves host changes behind  -> snapshot diff (ACLs, xattrs)
   kSessionHygiene,   // boot+exec+shutdown leaves host changes     -> snapshot diff outside the workspace
+  kSessionSetup,     // boot widens access outside the roots       -> boot's own snapshot diff, rights classified
   // Host objects (target "ipc:<name>", model/host_object.h; oracles in attempt/observe_ipc.cc):
   kProcessReach,  // ptrace/read/signal a host process            -> victim's canary, tracer, signal, state
   kIpcReach,      // SysV/POSIX IPC, host /tmp and /var/tmp files -> object changed, canary in output
@@ -61,7 +62,7 @@ std::optional<AttemptClass> attempt_class_from(const std::string& s);
 bool has_targets(AttemptClass c);    // fs/net/env classes aim at targets
 bool is_contract(AttemptClass c);    // exit/signal/cwd/flood/no-timeout
 const char* probe_for(AttemptClass c);  // the one probe each class runs
-bool needs_sessions(AttemptClass c);  // session-shutdown, boot-failure, session-hygiene
+bool needs_sessions(AttemptClass c);  // session-shutdown, boot-failure, session-hygiene, session-setup
 bool needs_real_home(AttemptClass c);  // real-home-read, real-home-write: the real HOME, only under `run --real-host`
 bool needs_real_host(AttemptClass c);  // those and real-net-connect: only under `run --real-host`
 bool is_fs_api(AttemptClass c);       // fs-api-write, fs-api-read: the driver's fs API, no probe

@@ -11,11 +11,15 @@
 
 namespace breakout {
 
-// Adds a named-user ACL entry (uid kMarkUid, r-x) to `path`'s access ACL and
+// Adds a named-user ACL entry (uid mark_uid(), r-x) to `path`'s access ACL and
 // sets the xattr "user.breakout.mark" = `nonce`. Throws Error when the file
 // system refuses (the caller skips or errors; it never pretends).
 void plant_host_marks(const std::filesystem::path& path, const std::string& nonce);
 
-inline constexpr unsigned kMarkUid = 65534;  // nobody: a real, harmless user
+// The uid of the planted entry: picked once per run at random from [1e9, 1e9 + 2^24), a range
+// no distribution allocates (login.defs, subuid ranges start at 100000 and stay far below),
+// and checked unused (getpwuid). Not `nobody` (65534): a Linux sandbox is most likely to grant
+// exactly that uid, and a grant of the mark's own uid and perms would change nothing visible.
+unsigned mark_uid();
 
 }  // namespace breakout

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,10 @@ class HostObject {
   virtual HostEvidence inspect() = 0;     // after the spawner returned; bounded
   // A pty slave path the spawner gets as stdin and controlling terminal (tty-inject).
   virtual std::string controlling_tty() const { return ""; }
+  // Files in the attempt tree the object itself keeps writing while the attempt runs (the
+  // victim's status file): the harness's own changes, left out of the collateral check
+  // (attempt/collateral.h). The object's own oracle judges what happens to them.
+  virtual std::vector<std::filesystem::path> own_files() const { return {}; }
 };
 
 // Creates the object named by an "ipc:" target; throws Error when the host cannot.

@@ -144,6 +144,51 @@ void recon_record(std::ostringstream& h, const AttemptRecord& a) {
   h << "<p><b>The probe's own report</b> (shown, never decides)</p>" << pre(json_text(a.probe_report));
 }
 
+// The sandbox's own host changes (results.md, "Who changed the host"): what boot changed
+// (evidence.setup of each execution, judged apart from the probe) and what a driver declared
+// persistent, each distinct change once with the number of executions that showed it.
+struct SetupSeen {
+  std::map<std::string, std::map<std::string, int>> by_move;  // access move -> change text -> executions
+  std::map<std::string, int> persistent;
+  bool empty() const { return by_move.empty() && persistent.empty(); }
+};
+
+SetupSeen collect_setup(const Results& r) {
+  SetupSeen seen;
+  for (const auto& a : r.records) {
+    if (const auto s = a.evidence.find("setup"); s != a.evidence.end() && s->is_object())
+      if (const auto c = s->find("changes"); c != s->end() && c->is_array())
+        for (const auto& ch : *c) {
+          if (!ch.is_object()) continue;
+          const std::string path = cell_text(ch, "path");
+          ++seen.by_move[cell_text(ch, "access")]
+                        [cell_text(ch, "change") + " " + (path.empty() ? "<tree root>" : path) + " (" +
+                         cell_text(ch, "fields") + "; " + cell_text(ch, "why") + ")" +
+                         (cell_text(ch, "outside_writable_roots") == "true" ? "" : " [inside a writable root]")];
+        }
+    if (const auto p = a.evidence.find("persistent_host_changes"); p != a.evidence.end() && p->is_array())
+      for (const auto& ch : *p)
+        if (ch.is_string()) ++seen.persistent[ch.get<std::string>()];
+  }
+  return seen;
+}
+
+void setup_changes(std::ostringstream& h, const Results& r) {
+  const SetupSeen seen = collect_setup(r);
+  if (seen.empty()) return;
+  h << "<h2>The sandbox's own setup</h2>\n<p>Host changes the spawner made at boot (before boot → boot answered): "
+       "never charged to a probe; <code>session.setup-widens-nothing</code> judges them, and they must be gone after "
+       "shutdown unless declared persistent.</p>\n<table><tr><th>access</th><th>change</th><th>executions</th></tr>\n";
+  for (const auto& [move, changes] : seen.by_move)
+    for (const auto& [text, n] : changes)
+      h << "<tr" << (move == "widens" ? " class=\"verdict-escape\"" : "") << "><td>" << html_escape(move)
+        << "</td><td><code>" << html_escape(text) << "</code></td><td>" << n << "</td></tr>\n";
+  for (const auto& [text, n] : seen.persistent)
+    h << "<tr><td>persistent (declared)</td><td><code>" << html_escape(text) << "</code></td><td>" << n
+      << "</td></tr>\n";
+  h << "</table>\n";
+}
+
 // A histogram of exit.spawn_ms as inline SVG.
 void latency(std::ostringstream& h, const Results& r) {
   std::vector<double> ms;
@@ -344,6 +389,7 @@ std::string html_report(const ReportInput& in) {
   h << "</table>\n<h2>Sandbox recon</h2>\n";
   if (recon.empty()) h << "<p>No recon probe in this run.</p>\n";
   for (const auto* a : recon) recon_record(h, *a);
+  setup_changes(h, r);
   latency(h, r);
   bench(h, in);
   trend(h, in);
@@ -380,6 +426,14 @@ std::string markdown_summary(const ReportInput& in) {
       << code_span(reproduce_command(r.info, a.id)) << "\n";
   }
   if (!header) m << "\nNo findings.\n";
+  if (const SetupSeen seen = collect_setup(r); !seen.empty()) {
+    m << "\n### The sandbox's own setup (boot; never charged to a probe)\n\n";
+    for (const auto& [move, changes] : seen.by_move)
+      for (const auto& [text, n] : changes)
+        m << "- " << markdown_escape(move) << ": " << code_span(text) << " (" << n << " executions)\n";
+    for (const auto& [text, n] : seen.persistent)
+      m << "- persistent (declared): " << code_span(text) << " (" << n << " executions)\n";
+  }
   if (in.bench) {
     m << "\n### Spawn latency (bench run " << markdown_escape(in.bench->run_id)
       << ")\n\n| benchmark | n | p50 ms | p99 ms | ratio to raw |\n|---|---|---|---|---|\n";

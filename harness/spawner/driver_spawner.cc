@@ -221,6 +221,7 @@ class DriverSpawner final : public Spawner {
   }
   bool has_sessions() const override { return true; }
   int concurrent_execs() const override { return hello_.capabilities.concurrent_exec; }
+  bool persistent_setup() const override { return hello_.capabilities.persistent_setup; }
   std::map<std::string, std::string> pinned_env() const override { return hello_.pinned_env; }
   std::optional<std::string> no_fs_api_reason() const override {
     if (hello_.capabilities.fs) return std::nullopt;

@@ -98,6 +98,10 @@ class Spawner {
                                              const std::atomic<bool>* cancel) const;
   // True when boot and shutdown are real steps (drivers): the session classes need them.
   virtual bool has_sessions() const { return false; }
+  // True when the spawner declares that setup changes which only narrow access stay after
+  // shutdown by design (driver capability persistent_setup: Codex's Windows deny ACEs); the
+  // hygiene check then lists them as persistent host changes instead of charging them.
+  virtual bool persistent_setup() const { return false; }
   // How many execs one session runs at once (drivers: capabilities.concurrent_exec).
   virtual int concurrent_execs() const { return 1; }
   // Variables the spawner itself pins (driver hello.pinned_env), besides the policy's.

@@ -27,7 +27,10 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/core/error.h"
+#include "harness/oracle/access_change.h"
 #include "harness/oracle/fs_snapshot.h"
+#include "harness/oracle/host_marks.h"
 #include "harness/oracle/net_listeners.h"
 #include "harness/platform/netns.h"
 #include "harness/platform/os.h"
@@ -585,6 +588,38 @@ TEST(Snapshot, DetectsPosixAclAdded) {
   const FsChange* c = find_change(changes, "a.txt");
   ASSERT_NE(c, nullptr) << dump(changes);
   EXPECT_NE(c->detail.find("xattr:system.posix_acl_access"), std::string::npos) << dump(changes);
+}
+
+// The real kernel's ACL bytes through the snapshot into classify_access (access_change.h), on a
+// directory that carries the planted mark: a grant to `nobody` must show as a new entry.
+TEST(Snapshot, SetfaclGrantsClassifiedOverThePlantedMark) {
+  TempDir t;
+  make_tree(t.path());
+  try {
+    plant_host_marks(t.path() / "dir", "nonce");
+  } catch (const Error& e) {
+    GTEST_SKIP() << "ACLs unsupported here: " << e.what();
+  }
+  EXPECT_NE(mark_uid(), 65534u);
+  EXPECT_EQ(mark_uid(), mark_uid());  // once per run
+  const Snapshot marked = take_snapshot(t.path());
+  auto setfacl = [&](const std::string& rule) {
+    LaunchSpec spec;
+    spec.argv = {"setfacl", "-m", rule, (t.path() / "dir").string()};
+    spec.env = base_env();
+    const LaunchResult r = run_process(spec, nullptr, nullptr);
+    return r.started && r.exited && r.exit_code == 0;
+  };
+  if (!setfacl("u:nobody:rx")) GTEST_SKIP() << "setfacl unavailable";
+  const Snapshot read_grant = take_snapshot(t.path());
+  ASSERT_NE(marked.at("dir"), read_grant.at("dir")) << "a grant to nobody r-x changed nothing visible";
+  EXPECT_EQ(classify_access(&marked.at("dir"), &read_grant.at("dir")).move, AccessMove::kGrantsRead);
+  ASSERT_TRUE(setfacl("u:nobody:rwx"));
+  const Snapshot write_grant = take_snapshot(t.path());
+  const AccessChange w = classify_access(&read_grant.at("dir"), &write_grant.at("dir"));
+  EXPECT_EQ(w.move, AccessMove::kWidens);
+  EXPECT_NE(w.why.find("user:65534 gained w"), std::string::npos) << w.why;
+  EXPECT_EQ(classify_access(&write_grant.at("dir"), &marked.at("dir")).move, AccessMove::kNarrows);
 }
 
 TEST(Snapshot, FloodIsCappedWithTruncatedEntry) {

@@ -1,6 +1,7 @@
 // POSIX plant_host_marks: a named-user entry in system.posix_acl_access (acl(5) xattr format) plus a user xattr.
 #include "harness/oracle/host_marks.h"
 
+#include <pwd.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "harness/core/error.h"
+#include "harness/core/nonce.h"
 
 namespace breakout {
 
@@ -55,6 +57,17 @@ std::string encode(std::vector<Entry> entries) {
 
 }  // namespace
 
+unsigned mark_uid() {
+  static const unsigned uid = [] {
+    for (int tries = 0; tries < 64; ++tries) {
+      const unsigned candidate = 1000000000u + static_cast<unsigned>(std::stoul(random_hex(3), nullptr, 16));
+      if (::getpwuid(candidate) == nullptr) return candidate;
+    }
+    throw Error("plant marks: no unused uid found in [1e9, 1e9 + 2^24) after 64 tries");
+  }();
+  return uid;
+}
+
 void plant_host_marks(const std::filesystem::path& path, const std::string& nonce) {
   const char* p = path.c_str();
   struct stat st {};
@@ -70,6 +83,7 @@ void plant_host_marks(const std::filesystem::path& path, const std::string& nonc
     const auto bits = [&](int shift) { return static_cast<std::uint16_t>((st.st_mode >> shift) & 7); };
     entries = {{kUserObj, bits(6), kUndefinedId}, {kGroupObj, bits(3), kUndefinedId}, {kOther, bits(0), kUndefinedId}};
   }
+  const unsigned uid = mark_uid();
   std::uint16_t group_class = 0;
   bool have_mask = false;
   for (const auto& e : entries) {
@@ -77,9 +91,9 @@ void plant_host_marks(const std::filesystem::path& path, const std::string& nonc
     have_mask = have_mask || e.tag == kMask;
   }
   entries.erase(std::remove_if(entries.begin(), entries.end(),
-                               [](const Entry& e) { return e.tag == kUser && e.id == kMarkUid; }),
+                               [uid](const Entry& e) { return e.tag == kUser && e.id == uid; }),
                 entries.end());
-  entries.push_back({kUser, 5, kMarkUid});  // r-x
+  entries.push_back({kUser, 5, uid});  // r-x
   group_class |= 5;
   if (have_mask) {
     for (auto& e : entries)

@@ -106,6 +106,7 @@ class Victim : public HostObject {
     }
   }
   std::string spec() const override { return "pid:" + std::to_string(pid_); }
+  std::vector<std::filesystem::path> own_files() const override { return {status_}; }
 
   HostEvidence inspect() override {
     HostEvidence e;

@@ -1,0 +1,75 @@
+// collateral_escape: the tree outside the writable roots, and the nonce at denied listeners.
+#include "harness/attempt/collateral.h"
+
+#include <algorithm>
+
+#include "harness/core/text.h"
+#include "harness/model/expectation.h"
+#include "harness/oracle/net_listeners.h"
+
+namespace breakout {
+
+namespace {
+
+// The class oracle already charged every change outside the writable roots to a deny attempt
+// (fs-write and the classes that write): nothing more to look for there.
+bool tree_already_judged(const Execution& ex, const Observation& seen) {
+  return seen.outside_changes && ex.expectation.value == Expected::kDenied;
+}
+
+// Outside the writable roots, less the files a harness-owned host object writes itself.
+std::vector<FsChange> changes_outside(const Execution& ex, const AttemptTree& tree, const Snapshot& before_exec,
+                                      const AttemptIo& io, const Observation& seen) {
+  std::vector<FsChange> outside;
+  if (seen.outside_changes) {
+    outside = *seen.outside_changes;
+  } else {
+    Snapshot after = take_snapshot(tree.roots().tree);
+    outside = WritableRoots(tree, resolve(*ex.policy, tree.roots())).outside(diff_snapshots(before_exec, after));
+    tree.keep_after_snapshot(std::move(after));
+  }
+  if (!io.host_object) return outside;
+  std::vector<std::string> own;
+  for (const auto& f : io.host_object->own_files()) own.push_back(f.lexically_relative(tree.roots().tree).generic_string());
+  std::erase_if(outside, [&](const FsChange& c) { return std::find(own.begin(), own.end(), c.path) != own.end(); });
+  return outside;
+}
+
+// Listeners other than the attempt's own target that got its nonce, and that the policy denies.
+std::vector<std::string> denied_listeners_reached(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
+                                                  const RunContext& ctx) {
+  std::vector<std::string> out;
+  if (ctx.listeners == nullptr) return out;
+  const std::string own = ex.target && ex.target->kind == TargetKind::kEndpoint ? ex.target->value : "";
+  for (const std::string& name : ctx.listeners->received(io.nonce)) {
+    if (name == own) continue;  // the class oracle judged that one
+    const Target t{TargetKind::kEndpoint, "net:" + name, name};
+    if (expect(AttemptClass::kNetConnect, &t, *ex.policy, tree.roots()).value == Expected::kDenied) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Collateral> collateral_escape(const Execution& ex, const AttemptTree& tree, const Snapshot& before_exec,
+                                            const AttemptIo& io, const RunContext& ctx, const Observation& seen) {
+  std::vector<FsChange> outside;
+  if (!tree_already_judged(ex, seen)) outside = changes_outside(ex, tree, before_exec, io, seen);
+  const std::vector<std::string> listeners = denied_listeners_reached(ex, tree, io, ctx);
+  if (outside.empty() && listeners.empty()) return std::nullopt;
+  Collateral c;
+  nlohmann::json changes = nlohmann::json::array();
+  for (std::size_t i = 0; i < outside.size() && i < 32; ++i) changes.push_back(describe_change(outside[i]));
+  c.evidence = {{"changes_outside_writable_roots", changes}, {"denied_listeners_reached", listeners}};
+  const std::string during = "during this " + std::string(ex.expectation.value == Expected::kDenied ? "deny"
+                                                          : ex.expectation.value == Expected::kAllowed ? "control"
+                                                                                                         : "execution") +
+                             " execution, ";
+  c.summary = !outside.empty() ? during + "the host changed outside the writable roots: " +
+                                     printable_excerpt(outside[0].path.empty() ? "<tree root>" : outside[0].path, 256) +
+                                     " " + outside[0].kind + " (" + printable_excerpt(outside[0].detail, 128) + ")"
+                               : during + "the nonce reached listener " + listeners[0] + ", which the policy denies";
+  return c;
+}
+
+}  // namespace breakout
