@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -120,6 +121,19 @@ int wait_child(pid_t pid, int flags, int timeout_ms) {
   return -1;
 }
 
+// Waits (bounded) until the own victim has exec'd and caught SIGTERM: /proc/<pid>/status SigCgt
+// has SIGTERM's bit (proc(5)). A fixed 50 ms was not enough under load: the probe then read the
+// pre-exec environment (the caller's canaries, not the victim's token) or killed the child with
+// SIGTERM's default action before its handler existed, and the control read as an overblock.
+void wait_victim_ready(pid_t pid, int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms; waited += 5) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("SigCgt:", 0) == 0 && (std::strtoull(line.c_str() + 7, nullptr, 16) >> (SIGTERM - 1)) & 1) return;
+    sleep_ms(5);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -156,7 +170,7 @@ int main(int argc, char** argv) {
       return rep.exit_code();
     }
     pid = own;
-    sleep_ms(50);  // let it install its handlers
+    wait_victim_ready(own, 5000);  // exec'd, handlers installed
   } else if (target.rfind("pid:", 0) == 0) {
     pid = static_cast<pid_t>(std::atol(target.c_str() + 4));
     if (pid <= 1) args.usage_error("bad pid in --target");
