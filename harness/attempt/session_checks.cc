@@ -1,6 +1,7 @@
 // Session checks: session-shutdown, boot-failure, session-hygiene (see session_checks.h).
 #include "harness/attempt/session_checks.h"
 
+#include <algorithm>
 #include <fstream>
 #include <future>
 #include <thread>
@@ -45,14 +46,8 @@ std::vector<FsChange> outside_workspace(std::vector<FsChange> changes, const std
       continue;
     if (c.path == ws_rel && c.kind == "modified") {
       std::string kept;
-      std::size_t start = 0;
-      while (start <= c.detail.size()) {
-        const std::size_t comma = c.detail.find(',', start);
-        const std::string field = c.detail.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (field != "size" && field != "nlink" && !field.empty()) kept += (kept.empty() ? "" : ",") + field;
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
+      for (const auto& field : change_fields(c.detail))
+        if (field != "size" && field != "nlink") kept += (kept.empty() ? "" : ",") + field;
       if (kept.empty()) continue;
       c.detail = kept;
     }
@@ -63,15 +58,10 @@ std::vector<FsChange> outside_workspace(std::vector<FsChange> changes, const std
 
 // True when every differing field is a permission: mode or an xattr (ACLs, the SDDL).
 bool metadata_only(const std::string& detail) {
-  std::size_t start = 0;
-  while (start <= detail.size()) {
-    const std::size_t comma = detail.find(',', start);
-    const std::string f = detail.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (f != "mode" && f.rfind("xattr:", 0) != 0) return false;
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return !detail.empty();
+  const auto fields = change_fields(detail);
+  return !fields.empty() && std::all_of(fields.begin(), fields.end(), [](const std::string& f) {
+           return f == "mode" || f.rfind("xattr:", 0) == 0;
+         });
 }
 
 // A spawner that declares its setup persistent by design (driver capability persistent_setup:
@@ -79,14 +69,10 @@ bool metadata_only(const std::string& detail) {
 // narrow access; they are listed as persistent host changes, not charged. Anything else stays.
 std::vector<FsChange> without_persistent_narrowing(std::vector<FsChange> changes, const Snapshot& before,
                                                    const Snapshot& after, nlohmann::json& evidence) {
-  auto find = [](const Snapshot& s, const std::string& p) -> const FileState* {
-    const auto it = s.find(p);
-    return it == s.end() ? nullptr : &it->second;
-  };
   std::vector<FsChange> kept;
   nlohmann::json persistent = nlohmann::json::array();
   for (auto& c : changes) {
-    const AccessChange a = classify_access(find(before, c.path), find(after, c.path));
+    const AccessChange a = classify_access(find_entry(before, c.path), find_entry(after, c.path));
     if (c.kind == "modified" && metadata_only(c.detail) && a.move == AccessMove::kNarrows) {
       if (persistent.size() < 50) persistent.push_back(printable_excerpt(c.path + " (" + c.detail + "; " + a.why + ")", 512));
     } else {

@@ -6,22 +6,13 @@
 
 namespace breakout {
 
-namespace {
-
-const FileState* find(const Snapshot& s, const std::string& path) {
-  const auto it = s.find(path);
-  return it == s.end() ? nullptr : &it->second;
-}
-
-}  // namespace
-
 SetupRecord record_setup(const Snapshot& before_boot, const Snapshot& after_boot, const AttemptTree& tree,
                          const ResolvedPolicy& policy) {
   SetupRecord r;
   const WritableRoots roots(tree, policy);
   for (auto& c : diff_snapshots(before_boot, after_boot)) {
     SetupChange s;
-    s.access = classify_access(find(before_boot, c.path), find(after_boot, c.path));
+    s.access = classify_access(find_entry(before_boot, c.path), find_entry(after_boot, c.path));
     s.outside_writable_roots = !roots.contains(c.path);
     s.change = std::move(c);
     r.changes.push_back(std::move(s));

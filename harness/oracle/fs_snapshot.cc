@@ -2,6 +2,7 @@
 // (stat_path, the per-entry part, is per platform: platform/<os>/fs_stat.cc.)
 #include "harness/oracle/fs_snapshot.h"
 
+#include <algorithm>
 #include <set>
 #include <system_error>
 #include <utility>
@@ -107,6 +108,21 @@ std::string describe(const FileState& a, const FileState& b) {
 }
 
 }  // namespace
+
+std::vector<std::string> change_fields(const std::string& detail) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start < detail.size();) {
+    const std::size_t comma = std::min(detail.find(',', start), detail.size());
+    if (comma > start) out.push_back(detail.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+const FileState* find_entry(const Snapshot& s, const std::string& rel) {
+  const auto it = s.find(rel);
+  return it == s.end() ? nullptr : &it->second;
+}
 
 std::vector<FsChange> diff_snapshots(const Snapshot& before, const Snapshot& after) {
   std::vector<FsChange> changes;

@@ -45,6 +45,12 @@ struct FsChange {
 
 std::vector<FsChange> diff_snapshots(const Snapshot& before, const Snapshot& after);
 
+// The fields named in a change's detail, in order ("mode,xattr:system.posix_acl_access").
+std::vector<std::string> change_fields(const std::string& detail);
+
+// The entry at `rel` (a snapshot key), or null when the snapshot has none.
+const FileState* find_entry(const Snapshot& s, const std::string& rel);
+
 // Stat one path into a FileState (used by take_snapshot; exposed for tests).
 // Returns false when the path does not exist.
 bool stat_path(const std::filesystem::path& p, FileState& out);

@@ -38,7 +38,7 @@ def test_reference_driver_passes_everything_its_capabilities_allow(reference_run
     assert not bad, reference_run.explain(bad)
     assert reference_run.returncode == 0, reference_run.stderr[-2000:]
     classes = {a["class"] for a in reference_run.by_verdict("pass")}
-    for c in ["session-shutdown", "boot-failure", "session-hygiene", "env-pinned", "lifetime", "fs-write"]:
+    for c in ["session-shutdown", "boot-failure", "session-hygiene", "session-setup", "env-pinned", "lifetime", "fs-write"]:
         assert c in classes, f"class {c} did not run against the reference driver: {sorted(classes)}"
 
 

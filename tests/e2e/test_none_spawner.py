@@ -11,7 +11,7 @@ def none_run(run_breakout):
     return run_breakout("--spawner", "none")
 
 
-SESSION_CLASSES = {"session-shutdown", "boot-failure", "session-hygiene"}
+SESSION_CLASSES = {"session-shutdown", "boot-failure", "session-hygiene", "session-setup"}
 FS_API_CLASSES = {"fs-api-write", "fs-api-read"}  # the spawner's own file API: drivers with capability fs
 
 
@@ -26,7 +26,7 @@ def test_every_deny_is_an_escape(none_run):
 def test_session_checks_are_skipped_with_their_reason_not_passed(none_run):
     """Session checks need boot/shutdown (drivers); `none` has neither, so they skip, never pass."""
     sessions = [a for a in none_run.attempts if a["class"] in SESSION_CLASSES]
-    assert len(sessions) == 6
+    assert len(sessions) == 8
     for a in sessions:
         assert a["verdict"] == "skip", none_run.explain([a])
         assert "needs a spawner with sessions" in a["reason"]
