@@ -49,9 +49,12 @@ bad_rows=".attempts[] | select($wrong)"' | "\(.id) [\(.role)] \(.verdict): \(.re
 # The evidence and the run of each wrong row (exit code, duration, byte counts, drain and timeout
 # flags): the results go with the prefix, so a one-off failure under Wine can only be diagnosed
 # from the log (2026-11-30: contract.output-flood got ~5.85 of 8 MiB on both streams, not timed
-# out; platform/win/process.cc now keeps draining while data comes).
+# out, exit 0: the probe killed by Wine mid-flood when another attempt's nonce scan read its
+# memory; docs/windows.md, "Output floods under Wine"). Wine's own "wine client error" lines go
+# to the run's stderr: printed below with a wrong row.
 wrong_evidence() {
   jq -r ".attempts[] | select($wrong)"' | "  evidence of \(.id): \(.evidence | tostring | .[0:2000]) exit: \(.exit | tostring)"' "$res" >&2 || true
+  grep -h 'wine client error' "$out/stderr" >&2 || true
 }
 run_suite() {
   rm -rf "$out/res"

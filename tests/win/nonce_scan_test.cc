@@ -84,6 +84,19 @@ TEST(WinNonceScan, LeavesTheJobsOwnProcessesToTheJob) {
   EXPECT_EQ(job.active_processes(), 1);
 }
 
+// A concurrent attempt's probe sits in that attempt's job: even with this nonce it is neither
+// listed nor killed, because it is not read at all (under Wine 8.0 reading it stops it, and a
+// pipe-flood probe died of that: nonce_scan.cc).
+TEST(WinNonceScan, LeavesProcessesInOtherJobsOfOursUnread) {
+  const win::JobObject mine = win::JobObject::create(), other = win::JobObject::create();
+  Sleeper elsewhere(kNonce, &other);
+  ASSERT_NE(elsewhere.pid, 0u);
+  EXPECT_FALSE(listed(win::nonce_scan(kNonce, mine.get(), /*kill_them=*/true), elsewhere.pid))
+      << "a process in another job of ours was read and listed";
+  EXPECT_FALSE(elsewhere.gone_within(0)) << "a process in another job of ours was killed";
+  EXPECT_EQ(other.active_processes(), 1);
+}
+
 TEST(WinNonceScan, ContainmentKillsEscapeesOutsideItsJob) {
   Containment box("nonce-scan-test", kNonce);
   Sleeper escapee(kNonce), stranger(kOther);

@@ -1,11 +1,30 @@
 // Job objects (see job.h): creation with kill-on-close, assignment, the live count, killing the tree.
 #include "harness/platform/win/job.h"
 
+#include <algorithm>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "harness/platform/win/win_util.h"
 
 namespace breakout::win {
+
+namespace {
+
+// The handle of every live JobObject. A handle leaves the list (under the lock) before it is
+// closed, so in_a_harness_job never asks about a closed or reused handle. Never destroyed: a
+// JobObject may outlive static destruction order.
+struct LiveJobs {
+  std::mutex mu;
+  std::vector<HANDLE> handles;
+};
+LiveJobs& live_jobs() {
+  static auto* jobs = new LiveJobs;
+  return *jobs;
+}
+
+}  // namespace
 
 JobObject JobObject::create() {
   UniqueHandle h(::CreateJobObjectW(nullptr, nullptr));
@@ -17,7 +36,28 @@ JobObject JobObject::create() {
   limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
   if (!::SetInformationJobObject(h.get(), JobObjectExtendedLimitInformation, &limits, sizeof limits))
     throw_last_error("SetInformationJobObject(KILL_ON_JOB_CLOSE)");
-  return JobObject(h.release());
+  JobObject job(h.release());
+  {
+    std::lock_guard<std::mutex> lock(live_jobs().mu);
+    live_jobs().handles.push_back(job.get());
+  }
+  return job;
+}
+
+JobObject::~JobObject() {
+  if (!h_) return;  // moved from
+  std::lock_guard<std::mutex> lock(live_jobs().mu);
+  auto& v = live_jobs().handles;
+  v.erase(std::remove(v.begin(), v.end(), h_.get()), v.end());
+}
+
+bool in_a_harness_job(HANDLE process) noexcept {
+  std::lock_guard<std::mutex> lock(live_jobs().mu);
+  for (HANDLE job : live_jobs().handles) {
+    BOOL in = FALSE;
+    if (::IsProcessInJob(process, job, &in) && in) return true;
+  }
+  return false;
 }
 
 void JobObject::assign(HANDLE process) const {

@@ -23,7 +23,12 @@ inline constexpr UINT kKilledExitCode = 0xB0C0DEAD;
 
 class JobObject {
  public:
-  static JobObject create();  // unnamed, KILL_ON_JOB_CLOSE, breakaway not allowed
+  // Unnamed, KILL_ON_JOB_CLOSE, breakaway not allowed; listed among the harness's live jobs
+  // (in_a_harness_job) until destroyed.
+  static JobObject create();
+  ~JobObject();  // leaves the list before its handle closes
+  JobObject(JobObject&&) noexcept = default;
+  JobObject& operator=(JobObject&&) = delete;
   HANDLE get() const { return h_.get(); }
   void assign(HANDLE process) const;  // throws Error("[win32] AssignProcessToJobObject ...")
   // JOBOBJECT_BASIC_ACCOUNTING_INFORMATION.ActiveProcesses; throws on failure.
@@ -36,5 +41,10 @@ class JobObject {
   explicit JobObject(HANDLE h) : h_(h) {}
   UniqueHandle h_;
 };
+
+// Whether `process` is in a job this harness made and still holds (a box's, a run's own, a
+// driver's own): such a process is that job's to count and kill. nonce_scan asks this before it
+// reads a process's memory (nonce_scan.cc: under Wine 8.0 the read stops the process). Never throws.
+bool in_a_harness_job(HANDLE process) noexcept;
 
 }  // namespace breakout::win

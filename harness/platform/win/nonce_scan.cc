@@ -83,6 +83,13 @@ std::vector<DWORD> nonce_scan(const std::string& nonce, HANDLE job, bool kill_th
       if (!p) continue;  // gone, or not ours to open (another user's, protected)
       BOOL in_job = FALSE;
       if (job != nullptr && ::IsProcessInJob(p.get(), job, &in_job) && in_job) continue;  // the job's count has it
+      // A process in another job of ours (a concurrent attempt's probe) is that job's, and its
+      // memory must not be read: Wine 8.0's wineserver reads another process's memory under
+      // PTRACE_ATTACH (server/ptrace.c, suspend_for_ptrace), and that SIGSTOP cuts short a server
+      // request over 64 KiB the process is sending; Wine's client then kills the thread
+      // (dlls/ntdll/unix/server.c, send_request: "partial write") and the process ends with exit
+      // code 0. A pipe-flood probe died so mid-flood (docs/windows.md, "Output floods under Wine").
+      if (in_a_harness_job(p.get())) continue;
       if (::WaitForSingleObject(p.get(), 0) == WAIT_OBJECT_0) continue;                   // already exited
       if (command_line_of(p.get()).find(needle) == std::wstring::npos) continue;
       found.push_back(e.th32ProcessID);

@@ -18,7 +18,9 @@ namespace breakout::win {
 
 // Pids (other than ours) not in `job` whose command line contains `nonce` (at least 8
 // characters, or nothing is matched). With `kill_them`, each is terminated through the
-// handle its command line was read with, so a reused pid is never terminated.
+// handle its command line was read with, so a reused pid is never terminated. Processes in
+// any other live job of the harness (job.h, in_a_harness_job) are skipped unread: each is its
+// own job's to count and kill, and a process joins one of our jobs only by being started in it.
 std::vector<DWORD> nonce_scan(const std::string& nonce, HANDLE job, bool kill_them) noexcept;
 
 // The command line of `process` (opened with PROCESS_QUERY_INFORMATION | PROCESS_VM_READ),

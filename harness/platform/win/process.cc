@@ -161,12 +161,13 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
       kill_tree();
     }
     if (exited && drain_at && Clock::now() >= *drain_at && (out->open() || err->open())) {
-      // Bytes still arriving after exit are the child's own, still buffered: Wine buffers a
-      // pipe's writes far past the size we asked for, so an 8 MiB flood can still be in the pipe
-      // when the child is gone, and reading it under load took longer than the bound (fresh-
-      // clone CI, 2026-11-30: contract.output-flood got ~5.85 of 8 MiB per stream). So the bound
-      // counts time without data; a write end held by a grandchild that sends nothing still ends
-      // the run after drain_after_exit, and one that keeps sending at 10 x drain_after_exit.
+      // Bytes still arriving after exit are the child's own, still buffered (at most our 64 KiB
+      // per stream and one write: Wine's server/named_pipe.c holds a writer back past the
+      // reader's buffer size), and under load reading them can be slow. So the bound counts
+      // time without data; a write end held by a grandchild that sends nothing still ends the run
+      // after drain_after_exit, and one that keeps sending at 10 x drain_after_exit. The short
+      // contract.output-flood this was first written for (2026-11-30, ~5.85 of 8 MiB) was not
+      // late data but the probe dying mid-flood under Wine (nonce_scan.cc, docs/windows.md).
       const std::size_t now_read = r.out_total + r.err_total;
       if (now_read != drained && Clock::now() < *drain_cap) {
         drained = now_read;
