@@ -28,6 +28,10 @@ std::vector<FsChange> changes_outside(const Execution& ex, const AttemptTree& tr
     outside = WritableRoots(tree, resolve(*ex.policy, tree.roots())).outside(diff_snapshots(before_exec, after));
     tree.keep_after_snapshot(std::move(after));
   }
+  // A changed link count alone is a second name made or removed elsewhere (the hard-link path
+  // forms link a file into the workspace): the new name's own place is in the snapshot, and
+  // judged there if it is outside the roots. The deny oracles still charge it (observe.cc).
+  std::erase_if(outside, [](const FsChange& c) { return c.kind == "modified" && c.detail == "nlink"; });
   if (!io.host_object) return outside;
   std::vector<std::string> own;
   for (const auto& f : io.host_object->own_files()) own.push_back(f.lexically_relative(tree.roots().tree).generic_string());
