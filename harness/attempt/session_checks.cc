@@ -1,4 +1,4 @@
-// Session checks: session-shutdown, boot-failure, session-hygiene (see session_checks.h).
+// Session checks: session-shutdown, boot-failure, session-hygiene, session-setup (see session_checks.h).
 #include "harness/attempt/session_checks.h"
 
 #include <algorithm>

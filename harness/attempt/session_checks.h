@@ -1,4 +1,4 @@
-// Lifecycle checks of sandboxes with sessions (drivers): shutdown under load, refused boots, hygiene after shutdown.
+// Lifecycle checks of sandboxes with sessions (drivers): shutdown under load, refused boots, hygiene after shutdown, the boot's own setup.
 //
 // Seed 002 comments 3, 6 and 7: one job handle for concurrent execs (shutdown
 // kills only the last), ACL revocation that drops pre-existing entries, and
