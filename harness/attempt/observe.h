@@ -1,4 +1,4 @@
-// Outside oracles per attempt class: turn host-side evidence into an Effect, never the probe's word.
+// What the class oracles (oracle.h) share: the io aimed at the target, snapshot diffs, canary search.
 #pragma once
 
 #include <atomic>
@@ -32,7 +32,7 @@ struct AttemptIo {
   std::string target_token;                  // fs targets: the canary token of target_path, if it is one
   std::string caller_env_token;              // env-leak: the canary value of the variable
   std::unique_ptr<UnixNonceListener> unix_listener;  // net:unix-workspace, unix-outside, abstract
-  std::unique_ptr<HostObject> host_object;           // ipc:<name> (observe_ipc.cc)
+  std::unique_ptr<HostObject> host_object;           // ipc:<name> (oracles/host_object.cc)
 };
 
 // Lines in a file (heartbeats): 0 when it does not exist.
@@ -47,12 +47,8 @@ nlohmann::json parse_probe_report(const std::string& out);
 // cleans up after judging (a scheduled task for "schtasks", run_attempt.cc).
 std::string technique_of(const Attempt& a);
 
-// A lifetime attempt that asked for an indirect job-escape technique (spawn-escape --technique
-// wmi|schtasks|shellexecute) whose probe reports it "unavailable" here, with no beat ever
-// written: the skip reason; nullopt otherwise (judged as usual). observe.cc says why.
-std::optional<std::string> technique_unavailable(const Attempt& a, std::size_t beats, const LaunchResult& run);
-
-// Creates the per-attempt io (listener sockets, paths); throws Error.
+// Creates the per-attempt io aimed at the target (listener sockets, host objects, the path in
+// its form); throws Error, or NothingToAttempt when a path form does not apply.
 AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
                      const std::string& nonce, const std::string& env_token);
 
@@ -83,51 +79,11 @@ class WritableRoots {
 // {"path", "change", "fields"} of one change, bounded (attacker-chosen names).
 nlohmann::json describe_change(const FsChange& c);
 
-// Waits the grace periods it needs, then reads the host.
-Observation observe(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
-                    const AttemptIo& io, const LaunchResult& run, const Containment& box,
-                    const RunContext& ctx);
-
 // Snapshot diff judged against the writable roots (fs-write and everything that writes).
 Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const Snapshot& before, const AttemptIo& io);
 
 // Where `token` shows up: stdout, stderr and every file of the tree but `own_file`.
 std::vector<std::string> find_token(const std::string& token, const LaunchResult& run, const AttemptTree& tree,
                                     const std::filesystem::path& own_file);
-
-// fs-write / fs-read through a Windows path form (`--form` in the attempt's args): a probe report with
-// form_state "unavailable" turns a not-happened observation into N/A (skip); anything else passes through.
-Observation form_applies(Observation o, const Execution& ex, const LaunchResult& run);
-
-// Host-object classes (observe_ipc.cc): the object for an "ipc:" target, and its oracle.
-std::unique_ptr<HostObject> prepare_host_object(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
-                                                const std::string& nonce);
-Observation observe_host_object(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
-                                const LaunchResult& run, const RunContext& ctx);
-
-// Class recon (observe_recon.cc): while the spawn runs, polls the host every 10 ms for the
-// probe's processes (oracle/process_view.h), reads them once found and creates `release`,
-// which ends the probe's --hold-ms wait. Bounded by `limit`; finish() stops and joins.
-class ReconWatch {
- public:
-  ReconWatch(const Containment& box, std::filesystem::path release, std::chrono::milliseconds limit);
-  ~ReconWatch();  // finish(); never throws
-  ReconWatch(const ReconWatch&) = delete;
-  ReconWatch& operator=(const ReconWatch&) = delete;
-  // The views read (an empty array when the probe was never seen alive).
-  const nlohmann::json& finish();
-  int polls() const { return polls_; }
-
- private:
-  std::atomic<bool> stop_{false};
-  nlohmann::json views_ = nlohmann::json::array();
-  int polls_ = 0;
-  std::thread thread_;
-};
-
-// The recon oracle: the outside views against the policy (oracle/recon_compare.h), the
-// probe's report beside them; the in-run control is that the probe was seen alive at all.
-// Stops `watch` first (finish()), then reads its views.
-Observation observe_recon(const Execution& ex, const LaunchResult& run, ReconWatch& watch);
 
 }  // namespace breakout

@@ -5,11 +5,8 @@
 #include <fstream>
 #include <regex>
 
-#include "harness/attempt/env_pinned.h"
-#include "harness/attempt/tree.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
-#include "harness/core/sha256.h"
 
 namespace breakout {
 
@@ -42,45 +39,12 @@ std::vector<fs::path> remove_leftover_canaries(const fs::path& home) {
 
 namespace {
 
-constexpr std::size_t kProbeReadCap = 1u << 20;  // probes/fs-read.cc kMaxRead: the bytes its digest covers
-
 bool exists_nofollow(const fs::path& p) {
   std::error_code ec;
   return fs::exists(fs::symlink_status(p, ec));
 }
 
 }  // namespace
-
-void check_real_home_target(const Execution& ex, const AttemptIo& io) {
-  if (ex.attempt->klass == AttemptClass::kRealHomeRead && !exists_nofollow(io.target_path))
-    throw NothingToAttempt(io.target_path.string() + " does not exist in this HOME: nothing to read");
-  if (ex.attempt->klass == AttemptClass::kRealHomeWrite && exists_nofollow(io.target_path))
-    throw Error("[real-host] the write target " + io.target_path.string() + " exists before the attempt");
-}
-
-Observation observe_real_home(const Execution& ex, const AttemptIo& io, const LaunchResult& run) {
-  Observation o;
-  if (ex.attempt->klass == AttemptClass::kRealHomeWrite) {
-    const bool created = exists_nofollow(io.target_path);
-    o.effect = created ? Effect::kHappened : Effect::kNotHappened;
-    o.summary = created ? io.target_path.string() + " was created on the host" : "no file appeared at the target";
-    o.evidence["created"] = created;
-    return o;
-  }
-  std::ifstream in(io.target_path, std::ios::binary);
-  if (!in.is_open()) throw Error("[real-host] the harness cannot open " + io.target_path.string() + " to verify a read");
-  std::string bytes(kProbeReadCap, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (in.bad()) throw Error("[real-host] the harness cannot read " + io.target_path.string() + " to verify a read");
-  bytes.resize(static_cast<std::size_t>(in.gcount()));
-  const bool matched = run.out.find(keyed_sha256_hex(io.nonce, bytes)) != std::string::npos;
-  o.effect = matched ? Effect::kHappened : Effect::kNotHappened;
-  o.summary = matched ? "the output holds the keyed digest of the real file: it was read"
-                      : "no keyed digest of the real file in the output";
-  o.evidence["keyed_digest_matched"] = matched;  // never the digest or the content
-  o.evidence["host_bytes_digested"] = bytes.size();
-  return o;
-}
 
 RealHomeRun::RealHomeRun(fs::path home) : home_(std::move(home)), removed_(remove_leftover_canaries(home_)) {
   std::error_code ec;
@@ -98,7 +62,7 @@ RealHomeCanaries::RealHomeCanaries(const fs::path& home, const std::string& tag)
   if (exists_nofollow(planted_) || exists_nofollow(write_target_))
     throw Error("[real-host] " + planted_.string() + " or its .new twin exists already");
   std::ofstream out(planted_, std::ios::binary | std::ios::trunc);
-  out << "breakout real-host canary (removed after the attempt): " << kCanaryPrefix << random_hex(16) << "\n";
+  out << "breakout real-host canary (removed after the attempt): " << canary_token() << "\n";
   if (!out) throw Error("[real-host] cannot plant " + planted_.string());
 }
 

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "harness/attempt/observe.h"
 
 namespace breakout {
 
@@ -26,15 +25,6 @@ std::filesystem::path real_home_from_env();
 // Removes what an interrupted real-host run may have left: entries of `home` whose
 // name is exactly ".breakout-canary-<8 hex>.txt" or ".new". Returns what it removed.
 std::vector<std::filesystem::path> remove_leftover_canaries(const std::filesystem::path& home);
-
-// Real-host oracles. real-home-read: the output holds keyed_sha256_hex(nonce, the
-// file's first MiB) as computed here from the real file (probes/fs-read.cc --key).
-// real-home-write: the target exists afterwards.
-Observation observe_real_home(const Execution& ex, const AttemptIo& io, const LaunchResult& run);
-
-// Before the spawn: a real secret that is not there has nothing to read (NothingToAttempt),
-// and a write target that exists already would fake a write (Error).
-void check_real_home_target(const Execution& ex, const AttemptIo& io);
 
 // One per `run --real-host`: removes leftover canaries, records HOME's mtime, and
 // restores it when the run ends (also on Ctrl-C unwinding); atime and ctime are not restored.

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "harness/attempt/env_pinned.h"
+#include "harness/core/error.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 
@@ -36,7 +36,7 @@ SpelledPath sibling_prefix(const fs::path& target, const AttemptTree& tree) {
   if (!fs::is_regular_file(target, ec)) return p;
   std::string content;
   if (!tree.token_of(target).empty()) {
-    p.token = std::string(kCanaryPrefix) + random_hex(16);
+    p.token = canary_token();
     content = p.token + "\n";
   } else {
     std::ifstream in(target, std::ios::binary);

@@ -26,7 +26,7 @@ struct SpelledPath {
 // Plants what `form` needs and spells `target` (absolute, inside `tree`).
 // `cwd`: where the caller stands (the probe's cwd; the driver's is the harness's).
 // `by_driver`: the spelling goes to the spawner's fs API, which works on the host.
-// Throws NothingToAttempt (attempt/env_pinned.h) when the form does not apply:
+// Throws NothingToAttempt (core/error.h) when the form does not apply:
 // a hard link planted by the harness is not something a sandboxed probe did, a
 // dangling link needs a target that does not exist yet, and so on.
 SpelledPath spell(PathForm form, const std::filesystem::path& target, const AttemptTree& tree, const std::string& tag,

@@ -274,7 +274,7 @@ void AttemptTree::write_file(const fs::path& p, const std::string& content) {
 }
 
 void AttemptTree::write_canary(const fs::path& p, bool in_place) {
-  const std::string token = std::string(kCanaryPrefix) + random_hex(16);
+  const std::string token = canary_token();
   in_place ? overwrite(p, token + "\n") : write_file(p, token + "\n");
   canaries_[p.lexically_normal()] = token;
 }

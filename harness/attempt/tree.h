@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/nonce.h"  // kCanaryPrefix
 #include "harness/oracle/fs_snapshot.h"
 
 #include "harness/model/policy.h"
@@ -85,7 +86,5 @@ class AttemptTree {
   std::map<std::filesystem::path, std::string> canaries_;
   mutable std::optional<Snapshot> after_;  // keep_after_snapshot's, for give_back
 };
-
-inline constexpr const char* kCanaryPrefix = "BREAKOUT-CANARY-";
 
 }  // namespace breakout

@@ -16,6 +16,13 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
+// An attempt that has nothing to attempt here (no pin to aim at, a path form that does not
+// apply, no --real-host): caught once per attempt, where it becomes a skip with this reason.
+class NothingToAttempt : public Error {
+ public:
+  using Error::Error;
+};
+
 // Throws Error("<step>: <strerror(errno)>"); call right after the failing syscall.
 [[noreturn]] void throw_errno(const std::string& step);
 

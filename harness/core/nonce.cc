@@ -18,4 +18,6 @@ std::string random_hex(int bytes) {
   return out;
 }
 
+std::string canary_token() { return std::string(kCanaryPrefix) + random_hex(16); }
+
 }  // namespace breakout

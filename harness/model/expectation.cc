@@ -2,6 +2,8 @@
 #include "harness/model/expectation.h"
 
 #include "harness/core/error.h"
+#include "harness/model/class_spec.h"
+#include "harness/model/expectation_rules.h"
 
 namespace breakout {
 
@@ -13,6 +15,16 @@ const char* to_string(Expected e) {
     case Expected::kDenied: return "denied";
     case Expected::kHolds: return "holds";
     case Expected::kObserved: return "observed";
+  }
+  return "?";
+}
+
+const char* role_of(Expected e) {
+  switch (e) {
+    case Expected::kDenied: return "deny";
+    case Expected::kAllowed: return "allow";
+    case Expected::kObserved: return "observe";
+    case Expected::kHolds: return "contract";
   }
   return "?";
 }
@@ -35,13 +47,13 @@ const fs::path* first_within(const fs::path& path, const std::vector<fs::path>& 
 // within. fs_rule() is the one place that maps a class to its rule: expect_fs() (with the
 // sentence) and expected_fs() (the value alone, for the classifier) both take it from
 // there, so the two cannot come to disagree.
-struct FsRule {
+struct PathRule {
   const std::vector<fs::path>& list;
   Expected (*value)(const fs::path* entry);
   std::string (*why)(const fs::path* entry);  // called only when the sentence is wanted
 };
 
-FsRule write_rule(const ResolvedPolicy& r) {
+PathRule write_rule(const ResolvedPolicy& r) {
   return {r.writable, [](const fs::path* root) { return root ? Expected::kAllowed : Expected::kDenied; },
           [](const fs::path* root) {
             return root ? "inside writable root " + root->filename().string()
@@ -49,25 +61,23 @@ FsRule write_rule(const ResolvedPolicy& r) {
           }};
 }
 
-FsRule read_rule(const ResolvedPolicy& r) {
+PathRule read_rule(const ResolvedPolicy& r) {
   return {r.deny_read, [](const fs::path* denied) { return denied ? Expected::kDenied : Expected::kAllowed; },
           [](const fs::path* denied) {
             return denied ? "under deny_read entry " + denied->string() : std::string("not under any deny_read entry");
           }};
 }
 
-FsRule fs_rule(AttemptClass klass, const ResolvedPolicy& r) {
-  switch (klass) {
-    case AttemptClass::kFsWrite:
-    case AttemptClass::kRealHomeWrite: return write_rule(r);  // the real HOME changes where the tree is, not the rule
-    case AttemptClass::kFsRead:
-    case AttemptClass::kRealHomeRead: return read_rule(r);
-    default: break;
+PathRule fs_rule(AttemptClass klass, const ResolvedPolicy& r) {
+  switch (class_spec(klass).fs) {  // the rule's kind, not the class: the table says which
+    case FsRule::kWrite: return write_rule(r);
+    case FsRule::kRead: return read_rule(r);
+    case FsRule::kNone: break;
   }
   throw Error("[bad-class] " + std::string(to_string(klass)) + " is not an fs-write or fs-read class");
 }
 
-Expectation explain(const FsRule& rule, const fs::path& path) {
+Expectation explain(const PathRule& rule, const fs::path& path) {
   const fs::path* entry = first_within(path, rule.list);
   return {rule.value(entry), rule.why(entry)};
 }
@@ -158,93 +168,85 @@ Expectation expect_fs(AttemptClass klass, const fs::path& path, const ResolvedPo
 }
 
 Expected expected_fs(AttemptClass klass, const fs::path& path, const ResolvedPolicy& r) {
-  const FsRule rule = fs_rule(klass, r);
+  const PathRule rule = fs_rule(klass, r);
   return rule.value(first_within(path, rule.list));
 }
 
-Expectation expect(AttemptClass klass, const Target* target, const Policy& policy,
-                   const TreeRoots& roots) {
-  if (is_contract(klass)) return {Expected::kHolds, "execution contract"};
-  if (klass == AttemptClass::kLifetime)
-    return {Expected::kDenied, "no process may outlive the spawn it belongs to"};
-  if (klass == AttemptClass::kTimeoutKill)
-    return {Expected::kDenied, "a timeout kills the whole process tree"};
-  if (klass == AttemptClass::kSessionShutdown)
-    return {Expected::kDenied, "shutdown ends every process of every exec of the session, also of concurrent ones"};
-  if (klass == AttemptClass::kBootFailure)
-    return {Expected::kDenied, "a refused boot leaves the host exactly as it was (files, modes, owners, xattrs, ACLs)"};
-  if (klass == AttemptClass::kSessionHygiene)
-    return {Expected::kDenied,
-            "after shutdown nothing is left: no process, and no change outside the workspace's contents"};
-  if (klass == AttemptClass::kSessionSetup)
-    return {Expected::kDenied,
-            "boot may narrow access or grant read/traverse outside the writable roots, never widen it (no write "
-            "grant, no removed deny, no new owner there)"};
-  if (klass == AttemptClass::kRecon) return expect_recon(policy);
+Expectation expect(AttemptClass klass, const Target* target, const Policy& policy, const TreeRoots& roots) {
+  const ClassSpec& spec = class_spec(klass);
+  if (spec.expect == nullptr) return {spec.fixed, spec.why};
   // `if (!ok) throw`, not check(ok, message): the message is built for a failure only, not per target.
-  if (target == nullptr) throw Error("attempt class " + std::string(to_string(klass)) + " needs a target");
-  switch (klass) {
-    case AttemptClass::kFsWrite:
-    case AttemptClass::kFsRead:
-    case AttemptClass::kRealHomeWrite:  // the real HOME changes where the tree is, not the rule
-    case AttemptClass::kRealHomeRead: {
-      if (target->kind != TargetKind::kPath) throw Error("[bad-target] " + target->text + " is not a path target");
-      return expect_fs(klass, resolve_policy_path(target->value, roots), resolve(policy, roots));
-    }
-    case AttemptClass::kFsApiWrite:
-    case AttemptClass::kFsApiRead: {
-      if (target->kind != TargetKind::kPath) throw Error("[bad-target] " + target->text + " is not a path target");
-      const fs::path path = resolve_policy_path(target->value, roots);
-      const ResolvedPolicy r = resolve(policy, roots);
-      Expectation e = klass == AttemptClass::kFsApiWrite ? expect_write(path, r) : expect_api_read(path, r);
-      e.why = "through the spawner's fs API: " + e.why;
-      return e;
-    }
-    case AttemptClass::kFdLeak: {
-      // The caller leaks an open directory fd for the target (run_attempt.cc);
-      // a write through it is judged exactly like any other write there.
-      if (target->kind != TargetKind::kPath) throw Error("[bad-target] " + target->text + " is not a path target");
-      Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
-      e.why = "writing through a leaked directory fd is a write in that directory, " + e.why;
-      return e;
-    }
-    case AttemptClass::kIoUringWrite: {
-      // IORING_OP_OPENAT is a write like any other: the mechanism does not change the rule.
-      if (target->kind != TargetKind::kPath) throw Error("[bad-target] " + target->text + " is not a path target");
-      Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
-      e.why = "a file created through io_uring is a write, " + e.why;
-      return e;
-    }
-    case AttemptClass::kSyscallAbiWrite: {
-      // The i386/x32 ABI changes the syscall number, not the path walk: a write like any other.
-      if (target->kind != TargetKind::kPath) throw Error("[bad-target] " + target->text + " is not a path target");
-      Expectation e = expect_write(resolve_policy_path(target->value, roots), resolve(policy, roots));
-      e.why = "a file created through the foreign syscall ABI is a write, " + e.why;
-      return e;
-    }
-    case AttemptClass::kNetConnect:
-    case AttemptClass::kRealNetConnect:  // the user's own external listener: external, like any other
-    case AttemptClass::kIoUringConnect: {  // IORING_OP_CONNECT: the mechanism does not change the rule
-      if (target->kind != TargetKind::kEndpoint) throw Error("[bad-target] " + target->text + " is not an endpoint");
-      return expect_connect(target->value, policy.network, resolve(policy, roots), roots);
-    }
-    case AttemptClass::kEnvPinned:
-      if (target->kind != TargetKind::kEnvOverride) throw Error("[bad-target] " + target->text + " is not a pin: form");
-      return expect_override(target->value, policy.env);
-    case AttemptClass::kEnvLeak:
-      if (target->kind != TargetKind::kEnvVar) throw Error("[bad-target] " + target->text + " is not a variable");
-      return expect_env(target->value, policy.env);
-    case AttemptClass::kProcessReach:
-    case AttemptClass::kIpcReach:
-    case AttemptClass::kKeyRead:
-    case AttemptClass::kTtyInject:
-    case AttemptClass::kDnsQuery:
-    case AttemptClass::kRegistryWrite:
-    case AttemptClass::kNamedObjectReach:
-    case AttemptClass::kDesktopReach: return expect_host_object(klass, *target, policy);
-    default: break;
-  }
-  throw Error("no expectation rule for class " + std::string(to_string(klass)));
+  if (spec.targets && target == nullptr) throw Error("attempt class " + std::string(spec.name) + " needs a target");
+  return spec.expect({klass, target, policy, roots});
 }
+
+namespace rules {
+
+namespace {
+
+const Target& aimed(const RuleInput& in, TargetKind kind, const char* what) {
+  if (in.target->kind != kind) throw Error("[bad-target] " + in.target->text + " is not " + what);
+  return *in.target;
+}
+
+fs::path policy_path(const RuleInput& in) {
+  return resolve_policy_path(aimed(in, TargetKind::kPath, "a path target").value, in.roots);
+}
+
+// A write by another mechanism than openat(2) in the probe: the mechanism does not change the rule.
+Expectation write_by(const RuleInput& in, const std::string& how) {
+  Expectation e = expect_write(policy_path(in), resolve(in.policy, in.roots));
+  e.why = how + e.why;
+  return e;
+}
+
+}  // namespace
+
+// The real HOME changes where the tree is, not the rule.
+Expectation fs_path(const RuleInput& in) { return expect_fs(in.klass, policy_path(in), resolve(in.policy, in.roots)); }
+
+Expectation fs_api_write(const RuleInput& in) { return write_by(in, "through the spawner's fs API: "); }
+
+Expectation fs_api_read(const RuleInput& in) {
+  const fs::path path = policy_path(in);
+  Expectation e = expect_api_read(path, resolve(in.policy, in.roots));
+  e.why = "through the spawner's fs API: " + e.why;
+  return e;
+}
+
+// The caller leaks an open directory fd for the target (class fd-leak, oracles/fs_change.cc):
+// a write through it is judged exactly like any other write there.
+Expectation leaked_fd_write(const RuleInput& in) {
+  return write_by(in, "writing through a leaked directory fd is a write in that directory, ");
+}
+
+// IORING_OP_OPENAT is a write like any other.
+Expectation io_uring_write(const RuleInput& in) { return write_by(in, "a file created through io_uring is a write, "); }
+
+// The i386/x32 ABI changes the syscall number, not the path walk.
+Expectation abi_write(const RuleInput& in) {
+  return write_by(in, "a file created through the foreign syscall ABI is a write, ");
+}
+
+// net-connect; real-net-connect (the user's own external listener: external, like any other);
+// io-uring-connect (IORING_OP_CONNECT: the mechanism does not change the rule).
+Expectation connect(const RuleInput& in) {
+  return expect_connect(aimed(in, TargetKind::kEndpoint, "an endpoint").value, in.policy.network,
+                        resolve(in.policy, in.roots), in.roots);
+}
+
+Expectation env_leak(const RuleInput& in) {
+  return expect_env(aimed(in, TargetKind::kEnvVar, "a variable").value, in.policy.env);
+}
+
+Expectation env_override(const RuleInput& in) {
+  return expect_override(aimed(in, TargetKind::kEnvOverride, "a pin: form").value, in.policy.env);
+}
+
+Expectation host_object(const RuleInput& in) { return expect_host_object(in.klass, *in.target, in.policy); }
+
+Expectation recon(const RuleInput& in) { return expect_recon(in.policy); }
+
+}  // namespace rules
 
 }  // namespace breakout

@@ -20,6 +20,8 @@ enum class Expected {
   kObserved, // nothing to allow or deny: recorded for people (recon under a policy it cannot check); skip, never pass
 };
 const char* to_string(Expected e);
+// The execution's role in results.json: "deny", "allow" (a control), "observe" or "contract".
+const char* role_of(Expected e);
 
 struct Expectation {
   Expected value{};

@@ -61,6 +61,7 @@ const HostObjectInfo* host_object_info(const std::string& name) {
 }  // namespace breakout
 
 #include "harness/core/error.h"
+#include "harness/model/class_spec.h"
 #include "harness/model/expectation.h"
 
 namespace breakout {
@@ -100,14 +101,7 @@ Expectation expect_host_object(AttemptClass klass, const Target& target, const P
   // No policy field grants any of these: the sandbox's reach ends at its own
   // processes, IPC namespace, keys and files (catalog §8).
   return {Expected::kDenied, "a " + target.value + " the harness owns outside the sandbox: no policy grants host " +
-                                 (klass == AttemptClass::kProcessReach ? "processes"
-                                  : klass == AttemptClass::kIpcReach   ? "IPC objects or shared-dir files"
-                                  : klass == AttemptClass::kKeyRead    ? "keyrings"
-                                  : klass == AttemptClass::kDnsQuery   ? "resolvers"
-                                  : klass == AttemptClass::kRegistryWrite ? "registry keys"
-                                  : klass == AttemptClass::kNamedObjectReach ? "named pipes or events"
-                                  : klass == AttemptClass::kDesktopReach ? "windows or the clipboard of the user's desktop"
-                                                                       : "terminals")};
+                                 class_spec(klass).host_noun};
 }
 
 }  // namespace breakout

@@ -7,6 +7,7 @@
 
 #include "harness/core/error.h"
 #include "harness/core/toml_schema.h"
+#include "harness/model/class_spec.h"
 #include "harness/model/expectation.h"
 #include "harness/model/path_form.h"
 #include "harness/model/target.h"
@@ -17,55 +18,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct ClassInfo {
-  AttemptClass klass;
-  const char* name;
-  const char* probe;
-  bool targets;
-  bool contract;
-};
-
-constexpr ClassInfo kClasses[] = {
-    {AttemptClass::kFsWrite, "fs-write", "fs-write", true, false},
-    {AttemptClass::kFsRead, "fs-read", "fs-read", true, false},
-    {AttemptClass::kNetConnect, "net-connect", "net-connect", true, false},
-    {AttemptClass::kEnvLeak, "env-leak", "env-dump", true, false},
-    {AttemptClass::kFdLeak, "fd-leak", "fd-walk", true, false},
-    {AttemptClass::kLifetime, "lifetime", "spawn-escape", false, false},
-    {AttemptClass::kTimeoutKill, "timeout-kill", "hang", false, false},
-    {AttemptClass::kExitCode, "exit-code", "exit", false, true},
-    {AttemptClass::kExitSignal, "exit-signal", "exit", false, true},
-    {AttemptClass::kCwd, "cwd", "cwd", false, true},
-    {AttemptClass::kOutputFlood, "output-flood", "pipe-flood", false, true},
-    {AttemptClass::kNoTimeout, "no-timeout", "sleep", false, true},
-    {AttemptClass::kEnvPinned, "env-pinned", "env-dump", true, false},
-    {AttemptClass::kSessionShutdown, "session-shutdown", "hang", false, false},
-    {AttemptClass::kBootFailure, "boot-failure", "exit", false, false},
-    {AttemptClass::kSessionHygiene, "session-hygiene", "spawn-escape", false, false},
-    {AttemptClass::kSessionSetup, "session-setup", "exit", false, false},
-    {AttemptClass::kProcessReach, "process-reach", "proc-reach", true, false},
-    {AttemptClass::kIpcReach, "ipc-reach", "ipc-reach", true, false},
-    {AttemptClass::kKeyRead, "key-read", "keyctl", true, false},
-    {AttemptClass::kTtyInject, "tty-inject", "tiocsti", true, false},
-    {AttemptClass::kDnsQuery, "dns-query", "dns-query", true, false},
-    {AttemptClass::kIoUringWrite, "io-uring-write", "io-uring", true, false},
-    {AttemptClass::kIoUringConnect, "io-uring-connect", "io-uring", true, false},
-    {AttemptClass::kSyscallAbiWrite, "syscall-abi-write", "syscall-abi", true, false},
-    {AttemptClass::kRegistryWrite, "registry-write", "reg-write", true, false},
-    {AttemptClass::kNamedObjectReach, "named-object-reach", "win-object", true, false},
-    {AttemptClass::kDesktopReach, "desktop-reach", "win-desktop", true, false},
-    {AttemptClass::kRealHomeRead, "real-home-read", "fs-read", true, false},
-    {AttemptClass::kRealHomeWrite, "real-home-write", "fs-write", true, false},
-    {AttemptClass::kRealNetConnect, "real-net-connect", "net-connect", true, false},
-    {AttemptClass::kFsApiWrite, "fs-api-write", kDriverFsProbe, true, false},
-    {AttemptClass::kFsApiRead, "fs-api-read", kDriverFsProbe, true, false},
-    {AttemptClass::kRecon, "recon", "recon", false, false},
-};
-
-const ClassInfo& info(AttemptClass c) {
-  for (const auto& i : kClasses)
-    if (i.klass == c) return i;
-  throw Error("unknown attempt class");
+// `value` is one of the '|'-separated `choices`.
+bool one_of(const std::string& value, std::string_view choices) {
+  for (std::size_t at = 0; at <= choices.size();) {
+    const std::size_t bar = std::min(choices.find('|', at), choices.size());
+    if (choices.substr(at, bar - at) == value) return true;
+    at = bar + 1;
+  }
+  return false;
 }
 
 Attempt parse_attempt(const toml::table& t, const std::string& where) {
@@ -90,6 +50,7 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
   auto parsed = attempt_class_from(klass);
   if (!parsed) schema::fail("bad-class", here, "unknown class '" + klass + "'");
   a.klass = *parsed;
+  const ClassSpec& spec = class_spec(a.klass);
   a.probe = schema::required_string(t, "probe", here);
   if (a.probe != probe_for(a.klass))
     schema::fail("probe-mismatch", here,
@@ -113,8 +74,8 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
     schema::fail("missing-param", here, "contract class " + klass + " needs 'param'");
   if (takes_path_form(a.klass) && !path_form_from(a.param))
     schema::fail("bad-form", here, "param '" + a.param + "' is not a path form (docs/scenarios.md, path forms)");
-  if (a.klass == AttemptClass::kSyscallAbiWrite && a.param != "i386" && a.param != "x32")
-    schema::fail("bad-abi", here, "class syscall-abi-write needs param = \"i386\" or \"x32\", not '" + a.param + "'");
+  if (spec.params != nullptr && !one_of(a.param, spec.params))
+    schema::fail("bad-param", here, "class " + klass + " needs param = one of " + spec.params + ", not '" + a.param + "'");
   a.env = schema::string_array(t, "env", here, false);
   for (const auto& e : a.env)
     if (e.find('=') == std::string::npos || e.front() == '=' || e.find('\0') != std::string::npos)
@@ -126,10 +87,10 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
       a.timeout = std::chrono::milliseconds(*to->value<std::int64_t>());
     else schema::fail("bad-timeout", here, "timeout_ms must be a positive integer or \"none\"");
   }
-  if (a.klass == AttemptClass::kTimeoutKill && (!a.timeout_override || !a.timeout))
-    schema::fail("missing-timeout", here, "timeout-kill needs a finite timeout_ms");
-  if (a.klass == AttemptClass::kNoTimeout && (!a.timeout_override || a.timeout))
-    schema::fail("missing-timeout", here, "no-timeout needs timeout_ms = \"none\"");
+  if (spec.timeout == TimeoutRule::kFinite && (!a.timeout_override || !a.timeout))
+    schema::fail("missing-timeout", here, klass + " needs a finite timeout_ms");
+  if (spec.timeout == TimeoutRule::kNone && (!a.timeout_override || a.timeout))
+    schema::fail("missing-timeout", here, klass + " needs timeout_ms = \"none\"");
   a.source = where;
   return a;
 }
@@ -163,25 +124,19 @@ std::vector<fs::path> included_files(const fs::path& path) {
 
 }  // namespace
 
-const char* to_string(AttemptClass c) { return info(c).name; }
-bool has_targets(AttemptClass c) { return info(c).targets; }
-bool is_contract(AttemptClass c) { return info(c).contract; }
-const char* probe_for(AttemptClass c) { return info(c).probe; }
-bool needs_sessions(AttemptClass c) {
-  return c == AttemptClass::kSessionShutdown || c == AttemptClass::kBootFailure || c == AttemptClass::kSessionHygiene ||
-         c == AttemptClass::kSessionSetup;
-}
-
-bool needs_real_home(AttemptClass c) {
-  return c == AttemptClass::kRealHomeRead || c == AttemptClass::kRealHomeWrite;
-}
-bool needs_real_host(AttemptClass c) { return needs_real_home(c) || c == AttemptClass::kRealNetConnect; }
-bool is_fs_api(AttemptClass c) { return c == AttemptClass::kFsApiWrite || c == AttemptClass::kFsApiRead; }
-bool takes_path_form(AttemptClass c) { return c == AttemptClass::kFsWrite || c == AttemptClass::kFsRead || is_fs_api(c); }
+const char* to_string(AttemptClass c) { return class_spec(c).name; }
+bool has_targets(AttemptClass c) { return class_spec(c).targets; }
+bool is_contract(AttemptClass c) { return class_spec(c).contract; }
+const char* probe_for(AttemptClass c) { return class_spec(c).probe; }
+bool needs_sessions(AttemptClass c) { return class_spec(c).sessions; }
+bool needs_real_home(AttemptClass c) { return class_spec(c).real_home; }
+bool needs_real_host(AttemptClass c) { return class_spec(c).real_host; }
+bool is_fs_api(AttemptClass c) { return class_spec(c).fs_api; }
+bool takes_path_form(AttemptClass c) { return class_spec(c).path_form; }
 
 std::optional<AttemptClass> attempt_class_from(const std::string& s) {
-  for (const auto& i : kClasses)
-    if (s == i.name) return i.klass;
+  for (const ClassSpec& spec : class_table())
+    if (s == spec.name) return spec.klass;
   return std::nullopt;
 }
 

@@ -14,7 +14,8 @@
 
 namespace breakout {
 
-// What an attempt tries, and therefore which outside oracle judges it.
+// What an attempt tries, and therefore which outside oracle judges it. Each class's
+// traits, expectation rule and oracle are its entry in the class table (class_spec.h).
 enum class AttemptClass {
   kFsWrite,       // change something on the host file system      -> snapshot diff
   kFsRead,        // read a file                                    -> canary token seen outside
@@ -29,12 +30,12 @@ enum class AttemptClass {
   kOutputFlood,   // contract: stdout+stderr complete and exact     -> bytes captured outside
   kNoTimeout,     // contract: "no timeout" means none              -> marker file after the sleep
   kEnvPinned,     // override a variable the spawner pins           -> override canary in output
-  // Session classes: need a spawner with boot/shutdown (drivers), see session_checks.h.
+  // Session classes: need a spawner with boot/shutdown (drivers), oracles in attempt/oracles/session_*.cc.
   kSessionShutdown,  // outlive a shutdown sent while execs run    -> heartbeats still advancing
   kBootFailure,      // a refused boot leaves host changes behind  -> snapshot diff (ACLs, xattrs)
   kSessionHygiene,   // boot+exec+shutdown leaves host changes     -> snapshot diff outside the workspace
   kSessionSetup,     // boot widens access outside the roots       -> boot's own snapshot diff, rights classified
-  // Host objects (target "ipc:<name>", model/host_object.h; oracles in attempt/observe_ipc.cc):
+  // Host objects (target "ipc:<name>", model/host_object.h; oracle in attempt/oracles/host_object.cc):
   kProcessReach,  // ptrace/read/signal a host process            -> victim's canary, tracer, signal, state
   kIpcReach,      // SysV/POSIX IPC, host /tmp and /var/tmp files -> object changed, canary in output
   kKeyRead,       // read a key from the host's keyring            -> key's canary in output
@@ -50,23 +51,25 @@ enum class AttemptClass {
   kRealHomeRead,   // read a real secret under the real HOME        -> keyed digest of its bytes in output
   kRealHomeWrite,  // create a canary-named file in the real HOME   -> the file exists afterwards
   kRealNetConnect, // connect to the user's external listener      -> `breakout listen` there saw the nonce
-  // The spawner's own file API (driver capability fs, attempt/fs_api.h); no probe runs:
+  // The spawner's own file API (driver capability fs, attempt/oracles/fs_api.cc); no probe runs:
   kFsApiWrite,    // ask the driver to write a nonce at a path      -> snapshot diff, as fs-write
   kFsApiRead,     // ask the driver to read a canary at a path      -> the canary token in its answer
-  // Recon (harness/attempt/observe_recon.cc): the probe only holds still; the harness reads its
+  // Recon (harness/attempt/oracles/recon.cc): the probe only holds still; the harness reads its
   // confinement from the host (/proc, the job's token) and compares it with the policy's promises.
   kRecon,         // be confined as the policy promises           -> namespaces/token read from outside
+  kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);
 std::optional<AttemptClass> attempt_class_from(const std::string& s);
-bool has_targets(AttemptClass c);    // fs/net/env classes aim at targets
-bool is_contract(AttemptClass c);    // exit/signal/cwd/flood/no-timeout
-const char* probe_for(AttemptClass c);  // the one probe each class runs
-bool needs_sessions(AttemptClass c);  // session-shutdown, boot-failure, session-hygiene, session-setup
-bool needs_real_home(AttemptClass c);  // real-home-read, real-home-write: the real HOME, only under `run --real-host`
-bool needs_real_host(AttemptClass c);  // those and real-net-connect: only under `run --real-host`
-bool is_fs_api(AttemptClass c);       // fs-api-write, fs-api-read: the driver's fs API, no probe
-bool takes_path_form(AttemptClass c); // fs-write, fs-read and the fs-api classes: `param` names a path form
+// Traits, read from the class's table entry (class_spec.h says what each means).
+bool has_targets(AttemptClass c);
+bool is_contract(AttemptClass c);
+const char* probe_for(AttemptClass c);
+bool needs_sessions(AttemptClass c);
+bool needs_real_home(AttemptClass c);
+bool needs_real_host(AttemptClass c);
+bool is_fs_api(AttemptClass c);
+bool takes_path_form(AttemptClass c);
 
 // The pseudo-probe of the fs-api classes: nothing is executed, the harness calls the spawner's API.
 inline constexpr const char* kDriverFsProbe = "driver-fs";

@@ -1,7 +1,7 @@
 // form_applies(): a Windows path form the probe could not apply excuses "nothing happened" only when asked for.
 #include <gtest/gtest.h>
 
-#include "harness/attempt/observe.h"
+#include "harness/attempt/excuse.h"
 
 namespace breakout {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "harness/attempt/env_pinned.h"
+#include "harness/core/error.h"
 #include "harness/attempt/spell_path.h"
 #include "harness/core/nonce.h"
 #include "harness/live/live_case.h"

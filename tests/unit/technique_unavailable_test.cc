@@ -1,7 +1,7 @@
 // technique_unavailable(): a job-escape technique the probe reports absent excuses a silent heartbeat only when asked for and no beat was written.
 #include <gtest/gtest.h>
 
-#include "harness/attempt/observe.h"
+#include "harness/attempt/excuse.h"
 
 namespace breakout {
 namespace {

@@ -43,7 +43,6 @@ namespace {
 constexpr std::size_t kSeg = 4096;           // SysV / POSIX shm size
 constexpr std::size_t kReadLimit = 64 * 1024;  // bytes read back from anything the sandbox could write
 
-std::string canary() { return std::string(kCanaryPrefix) + random_hex(16); }
 
 std::string read_limited(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -74,7 +73,7 @@ class PosixOwnObject : public OwnObject {
 // The harness's victim: breakout-probe-victim outside every sandbox, secret in memory and env.
 class Victim : public HostObject {
  public:
-  explicit Victim(const HostObjectSetup& s) : secret_(canary()), status_(s.tree / ("victim-" + s.nonce.substr(0, 8) + ".status")) {
+  explicit Victim(const HostObjectSetup& s) : secret_(canary_token()), status_(s.tree / ("victim-" + s.nonce.substr(0, 8) + ".status")) {
     const std::string exe = (s.probes_dir / "breakout-probe-victim").string();
     const std::string env_secret = "BREAKOUT_VICTIM_SECRET=" + secret_;
     std::vector<std::string> args = {exe, "--status", status_.string(), "--lifetime-ms", "30000"};
@@ -167,7 +166,7 @@ class Victim : public HostObject {
 // ---------------------------------------------------------------------------
 class SysvShm : public HostObject {
  public:
-  explicit SysvShm(const HostObjectSetup& s) : key_(sysv_key(s.nonce)), secret_(canary()) {
+  explicit SysvShm(const HostObjectSetup& s) : key_(sysv_key(s.nonce)), secret_(canary_token()) {
     id_ = ::shmget(key_, kSeg, IPC_CREAT | IPC_EXCL | 0600);
     if (id_ < 0) throw_errno("shmget host segment");
     void* p = ::shmat(id_, nullptr, 0);
@@ -210,7 +209,7 @@ class SysvShm : public HostObject {
 
 class SysvMsg : public HostObject {
  public:
-  explicit SysvMsg(const HostObjectSetup& s) : key_(sysv_key(s.nonce) ^ 0x00800000), secret_(canary()) {
+  explicit SysvMsg(const HostObjectSetup& s) : key_(sysv_key(s.nonce) ^ 0x00800000), secret_(canary_token()) {
     id_ = ::msgget(key_, IPC_CREAT | IPC_EXCL | 0600);
     if (id_ < 0) throw_errno("msgget host queue");
     struct {
@@ -250,7 +249,7 @@ class SharedFile : public HostObject {
  public:
   SharedFile(fs::path path, std::string spec_prefix, bool reads_decide, std::string shm_name = "")
       : path_(std::move(path)), prefix_(std::move(spec_prefix)), reads_decide_(reads_decide), shm_name_(std::move(shm_name)) {
-    secret_ = canary();
+    secret_ = canary_token();
     original_ = "harness-owned shared object " + secret_ + "\n";
     original_.resize(shm_name_.empty() ? original_.size() : kSeg, '\0');
     const int fd = shm_name_.empty() ? ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644)
@@ -312,7 +311,7 @@ long keyctl(int op, unsigned long a, unsigned long b = 0, unsigned long c = 0, u
 // process of this uid in this user namespace can search it, as on a developer machine.
 class UserKey : public HostObject {
  public:
-  explicit UserKey(const HostObjectSetup& s) : desc_("breakout:" + s.nonce.substr(0, 8)), secret_(canary()) {
+  explicit UserKey(const HostObjectSetup& s) : desc_("breakout:" + s.nonce.substr(0, 8)), secret_(canary_token()) {
     id_ = ::syscall(SYS_add_key, "user", desc_.c_str(), secret_.c_str(), secret_.size(), KEY_SPEC_USER_KEYRING);
     if (id_ < 0) throw_errno("add_key to the user keyring");
     // possessor: all; user: view, read, search (what a login keyring's keys usually allow).

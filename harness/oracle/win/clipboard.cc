@@ -138,7 +138,7 @@ namespace {
 class HostClipboard : public HostObject {
  public:
   HostClipboard(ClipboardMode mode, const HostObjectSetup& s)
-      : mode_(mode), nonce_(s.nonce), canary_(std::string(kCanaryPrefix) + random_hex(16)), guard_(canary_) {}
+      : mode_(mode), nonce_(s.nonce), canary_(canary_token()), guard_(canary_) {}
   std::string spec() const override { return mode_ == ClipboardMode::kRead ? "clipboard:read" : "clipboard:write"; }
   HostEvidence inspect() override {
     const std::optional<std::string> now = guard_.text();

@@ -101,7 +101,7 @@ class RegistryKey : public HostObject {
     created_ = create && disposition == REG_CREATED_NEW_KEY;
     check(!create || created_, "[exists] HKCU\\" + win::narrow(subkey_) + " exists already: not the harness's key");
     if (create) {
-      const std::wstring canary = win::wide(std::string(kCanaryPrefix) + random_hex(16));
+      const std::wstring canary = win::wide(canary_token());
       ::RegSetValueExW(key.get(), L"canary", 0, REG_SZ, reinterpret_cast<const BYTE*>(canary.c_str()),
                        static_cast<DWORD>((canary.size() + 1) * sizeof(wchar_t)));
     }

@@ -3,22 +3,42 @@
 // The probe's report (its own view) is put beside the host's view row by row; a
 // disagreement is flagged (a sandbox lying to its process, or a probe lying) and never
 // decides. The verdict comes from the host's view and the policy (oracle/recon_compare.h).
-#include "harness/attempt/observe.h"
-
+#include <atomic>
 #include <fstream>
+#include <thread>
 
+#include "harness/attempt/oracle.h"
+#include "harness/attempt/oracles/oracles.h"
 #include "harness/core/text.h"
 #include "harness/oracle/process_view.h"
 #include "harness/oracle/recon_compare.h"
 
-namespace breakout {
+namespace breakout::oracles {
 
 namespace {
 
 constexpr const char* kReconImage = "breakout-probe-recon";
 constexpr std::chrono::milliseconds kPoll{10};
 
-}  // namespace
+// While the spawn runs, polls the host every 10 ms for the probe's processes
+// (oracle/process_view.h), reads them once found and creates `release`, which ends the
+// probe's --hold-ms wait. Bounded by `limit`; finish() stops and joins.
+class ReconWatch {
+ public:
+  ReconWatch(const Containment& box, std::filesystem::path release, std::chrono::milliseconds limit);
+  ~ReconWatch();  // finish(); never throws
+  ReconWatch(const ReconWatch&) = delete;
+  ReconWatch& operator=(const ReconWatch&) = delete;
+  // The views read (an empty array when the probe was never seen alive).
+  const nlohmann::json& finish();
+  int polls() const { return polls_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  nlohmann::json views_ = nlohmann::json::array();
+  int polls_ = 0;
+  std::thread thread_;
+};
 
 ReconWatch::ReconWatch(const Containment& box, std::filesystem::path release, std::chrono::milliseconds limit)
     : thread_([this, &box, release = std::move(release), limit] {
@@ -43,6 +63,8 @@ const nlohmann::json& ReconWatch::finish() {
   return views_;
 }
 
+// The outside views against the policy (oracle/recon_compare.h), the probe's report beside
+// them; the in-run control is that the probe was seen alive at all.
 Observation observe_recon(const Execution& ex, const LaunchResult& run, ReconWatch& watch) {
   const nlohmann::json& views = watch.finish();  // joined: polls() and the views are settled
   const int polls = watch.polls();
@@ -78,4 +100,19 @@ Observation observe_recon(const Execution& ex, const LaunchResult& run, ReconWat
   return o;
 }
 
-}  // namespace breakout
+class Recon final : public Oracle {
+ public:
+  void before_exec(Scene& s, SpawnSession*) override {
+    watch_.emplace(s.box, s.io.mark, s.limits.timeout.value_or(s.ctx.safety_cap));
+  }
+  Observation observe(Scene& s, const LaunchResult& run) override { return observe_recon(s.ex, run, *watch_); }
+
+ private:
+  std::optional<ReconWatch> watch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Oracle> recon() { return make_oracle<Recon>(); }
+
+}  // namespace breakout::oracles

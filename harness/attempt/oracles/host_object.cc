@@ -1,22 +1,20 @@
-// Outside oracle of the host-object classes (process-reach, ipc-reach, key-read, tty-inject).
+// Oracle of the host-object classes (process-reach, ipc-reach, key-read, tty-inject, dns-query, the Windows objects).
 //
 // Host side decides: the object changed (victim traced/signalled/stopped/dead,
 // segment attached or written, message consumed, file modified, nonce in the
 // pty's input queue), or its secret showed up in the output or in a file of the
 // tree. The probe's report is displayed only.
-#include "harness/attempt/observe.h"
-
 #include <thread>
 
+#include "harness/attempt/oracle.h"
+#include "harness/attempt/oracles/oracles.h"
 #include "harness/core/error.h"
 
-namespace breakout {
+namespace breakout::oracles {
 
-std::unique_ptr<HostObject> prepare_host_object(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
-                                                const std::string& nonce) {
-  return make_host_object(ex.target->value, {nonce, tree.roots().tree, tree.roots().workspace, ctx.probes_dir});
-}
+namespace {
 
+// The object itself is made with the io (observe.cc prepare_io), before the snapshot.
 Observation observe_host_object(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
                                 const LaunchResult& run, const RunContext& ctx) {
   check(io.host_object != nullptr, "no host object prepared for " + ex.id);
@@ -40,4 +38,15 @@ Observation observe_host_object(const Execution& ex, const AttemptTree& tree, co
   return o;
 }
 
-}  // namespace breakout
+class HostObjectOracle final : public Oracle {
+ public:
+  Observation observe(Scene& s, const LaunchResult& run) override {
+    return observe_host_object(s.ex, s.tree, s.io, run, s.ctx);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Oracle> host_object() { return make_oracle<HostObjectOracle>(); }
+
+}  // namespace breakout::oracles

@@ -1,16 +1,36 @@
-// env-pinned: baseline exec, pin learning, override forms, and the canary oracle for them.
-#include "harness/attempt/env_pinned.h"
+// Class env-pinned: learn what the spawner pins, then aim caller overrides at it in one spelling ("pin:<form>").
+//
+// Seed 002 comment 5: the caller's env was merged after the proxy poisoning, so
+// HTTP_PROXY could simply be overridden. Pins come from the policy (env.pinned),
+// the spawner's own declaration (driver hello.pinned_env) and a baseline exec
+// (variables the spawner added or changed whose names route traffic or code:
+// proxies, GIT_SSH*, LD_*, BASH_ENV, PYTHONPATH). Forms: exact name, other
+// letter case (curl reads http_proxy before HTTP_PROXY on Linux), both cases,
+// the name twice; "control" overrides the inherited BREAKOUT_INHERITED, which
+// must arrive. Every override value is a fresh canary: seen in the child's
+// output, it got through.
+#include "harness/attempt/oracle.h"
+#include "harness/attempt/oracles/oracles.h"
 
 #include <cctype>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
 #include "harness/attempt/tree.h"
 #include "harness/model/expectation.h"
 
-namespace breakout {
+namespace breakout::oracles {
 
 namespace {
+
+struct PinAttack {
+  std::map<std::string, std::string> pinned;  // name -> the value the child must see
+  std::vector<std::string> tokens;            // override canaries
+  nlohmann::json evidence = nlohmann::json::object();
+};
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -33,10 +53,9 @@ bool security_relevant(const std::string& name) {
          l == "git_terminal_prompt";
 }
 
-std::string canary() { return std::string(kCanaryPrefix) + random_hex(16); }
-
-}  // namespace
-
+// Runs the baseline exec (no overrides) through `session`, learns the pins and fills
+// request->env_overrides for `form`. Throws NothingToAttempt when the spawner pins
+// nothing, Error when the baseline exec fails.
 PinAttack aim_overrides(const std::string& form, const Spawner& spawner, SpawnSession& session,
                         SpawnRequest* request, const LaunchSpec& limits) {
   PinAttack a;
@@ -66,7 +85,7 @@ PinAttack aim_overrides(const std::string& form, const Spawner& spawner, SpawnSe
   }
   a.evidence["pins"] = sources;
   auto add = [&](const std::string& name) {
-    const std::string token = canary();
+    const std::string token = canary_token();
     request->env_overrides.emplace_back(name, token);
     a.tokens.push_back(token);
   };
@@ -89,6 +108,8 @@ PinAttack aim_overrides(const std::string& form, const Spawner& spawner, SpawnSe
   return a;
 }
 
+// Outside evidence: an override canary in the child's output. In-run control for denied
+// forms: every pinned variable shows its pinned value.
 Observation observe_overrides(const std::string& form, const PinAttack& attack, const LaunchResult& run) {
   Observation o;
   o.evidence = attack.evidence;
@@ -117,4 +138,22 @@ Observation observe_overrides(const std::string& form, const PinAttack& attack, 
   return o;
 }
 
-}  // namespace breakout
+class EnvPins final : public Oracle {
+ public:
+  void before_exec(Scene& s, SpawnSession* session) override {
+    check(session != nullptr, "no session to learn the pins in");
+    attack_ = aim_overrides(s.ex.target->value, *s.ctx.spawner, *session, &s.request, s.limits);
+  }
+  Observation observe(Scene& s, const LaunchResult& run) override {
+    return observe_overrides(s.ex.target->value, attack_, run);
+  }
+
+ private:
+  PinAttack attack_;
+};
+
+}  // namespace
+
+std::unique_ptr<Oracle> env_pins() { return make_oracle<EnvPins>(); }
+
+}  // namespace breakout::oracles

@@ -1,0 +1,32 @@
+// "Unavailable here": the one excuse a probe may offer, and the only way it can change a verdict.
+//
+// A probe reports a mechanism it could not use on this machine (a Windows path form
+// with no 8.3 alias, a job-escape technique without its service, a syscall ABI the
+// kernel lacks) as "<what>_state": "unavailable" with a "<what>_reason". The report
+// is the sandboxed side's word, hostile input: only that fixed value is compared, the
+// reason is shown bounded, and the excuse counts only where the attempt asked for the
+// mechanism and the host shows nothing happened. Then the attempt is N/A (skip), never
+// a pass; anywhere else it is judged as usual.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "harness/attempt/observe.h"
+
+namespace breakout {
+
+// The bounded reason when the probe's report says `<what>_state` = "unavailable"
+// (`<what>_reason`, or "no reason"); nullopt otherwise.
+std::optional<std::string> probe_says_unavailable(const LaunchResult& run, const std::string& what);
+
+// fs-write / fs-read through a Windows path form (`--form` in the attempt's args): the probe
+// says the form is unavailable here and nothing happened outside: the observation becomes N/A.
+Observation form_applies(Observation o, const Execution& ex, const LaunchResult& run);
+
+// A lifetime attempt that asked for an indirect job-escape technique (spawn-escape --technique
+// wmi|schtasks|shellexecute) whose probe says it is unavailable, with no beat ever written:
+// the skip reason; nullopt otherwise (judged as usual).
+std::optional<std::string> technique_unavailable(const Attempt& a, std::size_t beats, const LaunchResult& run);
+
+}  // namespace breakout

@@ -1,0 +1,41 @@
+// Oracle of the connect classes: the attempt's nonce received by the target's listener.
+#include <algorithm>
+
+#include "harness/attempt/oracle.h"
+#include "harness/attempt/oracles/oracles.h"
+#include "harness/oracle/remote_listener.h"
+
+namespace breakout::oracles {
+
+namespace {
+
+class Connect final : public Oracle {
+ public:
+  Observation observe(Scene& s, const LaunchResult&) override {
+    const AttemptIo& io = s.io;
+    const RunContext& ctx = s.ctx;
+    Observation o;
+    const std::string& endpoint = s.ex.target->value;
+    bool got = false;
+    // A remote listener is asked over the network: at least a second for the probe's bytes to get there.
+    if (io.unix_listener) got = io.unix_listener->wait_for(io.nonce, ctx.net_grace);
+    else if (endpoint == "real-external")
+      got = ctx.remote->wait_for(io.nonce, std::max(ctx.net_grace, std::chrono::milliseconds(1000)));
+    else got = ctx.listeners->wait_for(io.nonce, endpoint, ctx.net_grace);
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& e : ctx.listeners->received(io.nonce)) all.push_back(e);
+    o.evidence["listener"] = endpoint;
+    o.evidence["endpoint"] = io.target_spec;
+    o.evidence["nonce_received"] = got;
+    o.evidence["nonce_seen_by"] = all;
+    o.effect = got ? Effect::kHappened : Effect::kNotHappened;
+    o.summary = got ? "listener " + endpoint + " received the nonce" : "listener " + endpoint + " never received the nonce";
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Oracle> connect() { return make_oracle<Connect>(); }
+
+}  // namespace breakout::oracles

@@ -1,0 +1,50 @@
+// The class oracles, one factory each; the class table (attempt/class_table.cc) names them.
+#pragma once
+
+#include <memory>
+
+namespace breakout {
+
+class Oracle;
+
+namespace oracles {
+
+// fs_change.cc: the snapshot diff against the writable roots.
+std::unique_ptr<Oracle> fs_write();      // fs-write (with the path form's excuse)
+std::unique_ptr<Oracle> plain_write();   // io-uring-write
+std::unique_ptr<Oracle> leaked_fd();     // fd-leak: the caller leaks the target directory's fd
+std::unique_ptr<Oracle> abi_write();     // syscall-abi-write (N/A where the host lacks the ABI)
+// canary_token.cc: the planted secret seen outside.
+std::unique_ptr<Oracle> file_read();     // fs-read
+std::unique_ptr<Oracle> env_leak();      // env-leak
+// listener_nonce.cc: the nonce at the target's listener.
+std::unique_ptr<Oracle> connect();       // net-connect, real-net-connect, io-uring-connect
+// heartbeat.cc: the probe's beater still beating after the spawner returned.
+std::unique_ptr<Oracle> lifetime();
+std::unique_ptr<Oracle> timeout_kill();
+// contract.cc: the spawner keeps its execution contract.
+std::unique_ptr<Oracle> exit_code();
+std::unique_ptr<Oracle> exit_signal();
+std::unique_ptr<Oracle> cwd();
+std::unique_ptr<Oracle> output_flood();
+std::unique_ptr<Oracle> no_timeout();
+// env_pins.cc: caller overrides of what the spawner pins.
+std::unique_ptr<Oracle> env_pins();
+// host_object.cc: the harness's processes, IPC objects, keys, ptys, resolvers, Windows objects.
+std::unique_ptr<Oracle> host_object();
+// real_home.cc: `run --real-host` only.
+std::unique_ptr<Oracle> real_home_read();
+std::unique_ptr<Oracle> real_home_write();
+// fs_api.cc: the spawner's own file API; no probe runs.
+std::unique_ptr<Oracle> fs_api_write();
+std::unique_ptr<Oracle> fs_api_read();
+// recon.cc: the probe's confinement read from the host.
+std::unique_ptr<Oracle> recon();
+// session_*.cc, boot_failure.cc: the lifecycle of spawners with sessions.
+std::unique_ptr<Oracle> session_shutdown();
+std::unique_ptr<Oracle> boot_failure();
+std::unique_ptr<Oracle> session_hygiene();
+std::unique_ptr<Oracle> session_setup();
+
+}  // namespace oracles
+}  // namespace breakout

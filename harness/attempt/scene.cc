@@ -1,0 +1,111 @@
+// Building the scene: the tree, the caller's environment, the io, the request and the exec's bounds.
+#include "harness/attempt/scene.h"
+
+#include "harness/core/error.h"
+#include "harness/core/nonce.h"
+#include "harness/core/text.h"
+#include "harness/platform/os.h"
+
+namespace breakout {
+
+namespace {
+
+// Real-host classes run only under `run --real-host`; anywhere else they are skipped, saying so.
+// The canaries are planted before the tree is built around the real HOME.
+std::unique_ptr<RealHomeCanaries> real_home_canaries(const Execution& ex, const RunContext& ctx,
+                                                     const std::string& nonce) {
+  if (!needs_real_host(ex.attempt->klass)) return nullptr;
+  if (!ctx.real_home)
+    throw NothingToAttempt("needs `breakout run --real-host` (docs/real-host.md); the real HOME is never used otherwise");
+  if (!needs_real_home(ex.attempt->klass)) return nullptr;
+  return std::make_unique<RealHomeCanaries>(*ctx.real_home, nonce.substr(0, 8));
+}
+
+const std::filesystem::path* real_home_of(const Execution& ex, const RunContext& ctx) {
+  return needs_real_home(ex.attempt->klass) ? &*ctx.real_home : nullptr;
+}
+
+// The caller's environment as a spawner would get it from an agent runtime:
+// a fake HOME, and host secrets a policy must not pass on (canaries).
+std::map<std::string, std::string> caller_env(const Execution& ex, const AttemptTree& tree, const std::string& nonce,
+                                              std::map<std::string, std::string>* tokens) {
+  std::map<std::string, std::string> env = caller_base_env(tree.roots().home);  // PATH, HOME (USERPROFILE)
+  env["LANG"] = "C.UTF-8";
+  env["BREAKOUT_NONCE"] = nonce;
+  for (const char* name : {"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "BREAKOUT_INHERITED"}) {
+    const std::string token = canary_token();
+    env[name] = token;
+    (*tokens)[name] = token;
+  }
+  if (ex.target && ex.target->text == "net:ssh-agent")  // the caller's ssh-agent (net:ssh-agent's listener)
+    env["SSH_AUTH_SOCK"] = resolve_policy_path(kSshAgentPolicyPath, tree.roots()).string();
+  return env;
+}
+
+std::map<std::string, std::string> placeholders(const Execution& ex, const AttemptTree& tree, const AttemptIo& io) {
+  const auto& r = tree.roots();
+  return {
+      {"{target}", io.target_spec},   {"{nonce}", io.nonce},          {"{workspace}", r.workspace.string()},
+      {"{home}", r.home.string()},    {"{sibling}", r.sibling.string()}, {"{tree}", r.tree.string()},
+      {"{heartbeat}", io.heartbeat.string()}, {"{mark}", io.mark.string()}, {"{param}", ex.attempt->param},
+      {"{tag}", io.nonce.substr(0, 8)}};
+}
+
+std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
+                                    const RunContext& ctx) {
+  if (is_fs_api(ex.attempt->klass)) return {kDriverFsProbe, io.target_spec};  // nothing runs: for the record
+  const auto vars = placeholders(ex, tree, io);
+  std::vector<std::string> argv = {(ctx.probes_dir / ("breakout-probe-" + ex.attempt->probe)).string()};
+  for (const auto& a : ex.attempt->args) argv.push_back(substitute_placeholders(a, vars));
+  return argv;
+}
+
+// The attempt's per-exec caller variables ("NAME=value", placeholders expanded).
+std::vector<std::pair<std::string, std::string>> attempt_env(const Execution& ex, const AttemptTree& tree,
+                                                             const AttemptIo& io) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto vars = placeholders(ex, tree, io);
+  for (const auto& e : ex.attempt->env) {
+    const auto eq = e.find('=');
+    out.emplace_back(e.substr(0, eq), substitute_placeholders(e.substr(eq + 1), vars));
+  }
+  return out;
+}
+
+// The timeout the caller asks the spawner for; nullopt means none at all (the schema makes
+// no-timeout's timeout_ms "none").
+std::optional<std::chrono::milliseconds> requested_timeout(const Execution& ex) {
+  return ex.attempt->timeout_override ? ex.attempt->timeout : ex.policy->timeout;
+}
+
+}  // namespace
+
+Scene::Scene(const Execution& e, const RunContext& c, AttemptRecord& r)
+    : ex(e),
+      ctx(c),
+      rec(r),
+      nonce(random_hex(16)),
+      real_canaries(real_home_canaries(e, c, nonce)),
+      tree(c.work_root, e.index, nonce, real_home_of(e, c), c.tree_pool),
+      box("a" + std::to_string(e.index) + "-" + nonce.substr(0, 8), nonce) {
+  request.caller_env = caller_env(ex, tree, nonce, &env_tokens);
+  const std::string env_token = ex.target && ex.target->kind == TargetKind::kEnvVar ? env_tokens[ex.target->value] : "";
+  io = prepare_io(ex, tree, ctx, nonce, env_token);
+}
+
+void Scene::compose() {
+  request.policy = ex.policy;
+  request.roots = tree.roots();
+  request.resolved = resolve(*ex.policy, tree.roots());
+  request.probe_argv = probe_argv(ex, tree, io, ctx);
+  request.cwd = io.cwd.string();
+  request.timeout = requested_timeout(ex);
+  request.env_overrides = attempt_env(ex, tree, io);
+  rec.probe_argv = request.probe_argv;
+  if (!limits.timeout) limits.timeout = request.timeout ? *request.timeout : ctx.safety_cap;
+  if (io.host_object) limits.controlling_tty = io.host_object->controlling_tty();  // tty-inject: the harness's pty
+}
+
+void Scene::snapshot_before() { before = take_snapshot(tree.roots().tree); }
+
+}  // namespace breakout

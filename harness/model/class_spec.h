@@ -1,0 +1,69 @@
+// The class table's entry: everything breakout knows about one attempt class, in one place.
+//
+// The schema (scenario.cc), the planner (run/plan.cc), the expectation model
+// (expectation.cc) and the runner (attempt/run_attempt.cc) read an attempt's
+// class only through its entry; none of them switches on the class. The table
+// itself is harness/attempt/class_table.cc, the one file that names every
+// class's rule and oracle (it sits above both layers, so the model stays free of
+// the runner). How to add a class: docs/architecture.md.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "harness/model/expectation.h"
+#include "harness/model/scenario.h"
+
+namespace breakout {
+
+class Oracle;  // harness/attempt/oracle.h
+
+// Which fs rule a path-target class is judged by (expect_fs, paths::classify).
+enum class FsRule { kNone, kWrite, kRead };
+
+// What the schema demands of an attempt's timeout_ms.
+enum class TimeoutRule { kAny, kFinite, kNone };
+
+// What an expectation rule is given; `target` is null for classes without targets.
+struct RuleInput {
+  AttemptClass klass;
+  const Target* target;
+  const Policy& policy;
+  const TreeRoots& roots;
+};
+using ExpectRule = Expectation (*)(const RuleInput&);
+using OracleFactory = std::unique_ptr<Oracle> (*)();
+
+struct ClassSpec {
+  AttemptClass klass;
+  const char* name;   // as written in scenario files: "fs-write"
+  const char* probe;  // the one probe it runs (kDriverFsProbe: none, the harness calls the driver)
+  // Traits.
+  bool targets = false;     // aims at targets; false: takes none
+  bool contract = false;    // an execution contract (needs `param`; expected: holds)
+  bool sessions = false;    // needs a spawner with sessions (boot, exec, shutdown)
+  bool real_home = false;   // uses the real HOME: only under `run --real-host`
+  bool real_host = false;   // only under `run --real-host` (the real-home classes and real-net-connect)
+  bool fs_api = false;      // the spawner's own fs API; no probe runs
+  bool path_form = false;   // `param` names a path form (model/path_form.h)
+  FsRule fs = FsRule::kNone;
+  TimeoutRule timeout = TimeoutRule::kAny;
+  const char* params = nullptr;     // "i386|x32": the only values `param` may take (nullptr: any)
+  const char* host_noun = nullptr;  // host-object classes: what no policy grants ("processes")
+  // The expectation: `expect` when set, else the fixed value and sentence.
+  ExpectRule expect = nullptr;
+  Expected fixed = Expected::kDenied;
+  const char* why = nullptr;
+  // The outside oracle that judges it (a fresh one per execution).
+  OracleFactory oracle = nullptr;
+};
+
+inline constexpr std::size_t kAttemptClassCount = static_cast<std::size_t>(AttemptClass::kCount);
+
+// The entry of `c`; every class has one (class_table.cc checks it at compile time).
+const ClassSpec& class_spec(AttemptClass c);
+// Every entry, in enum order.
+std::span<const ClassSpec> class_table();
+
+}  // namespace breakout

@@ -1,0 +1,23 @@
+// The expectation rules the class table (class_spec.h) names: one per kind of target.
+//
+// Each cites the policy field it applies (expectation.cc). They are reached only
+// through expect() and the table; a new class picks one of these or adds its own.
+#pragma once
+
+#include "harness/model/class_spec.h"
+
+namespace breakout::rules {
+
+Expectation fs_path(const RuleInput& in);          // by the entry's FsRule: writable roots, or deny_read
+Expectation fs_api_write(const RuleInput& in);     // the write rule, through the spawner's fs API
+Expectation fs_api_read(const RuleInput& in);      // deny_read first, then confined to the writable roots
+Expectation leaked_fd_write(const RuleInput& in);  // the write rule of the leaked directory
+Expectation io_uring_write(const RuleInput& in);   // the write rule (IORING_OP_OPENAT)
+Expectation abi_write(const RuleInput& in);        // the write rule (i386/x32 syscall numbers)
+Expectation connect(const RuleInput& in);          // network mode, unix-socket write rule, abstract sockets
+Expectation env_leak(const RuleInput& in);         // env.inherit and env.pinned
+Expectation env_override(const RuleInput& in);     // pins hold; the control must arrive
+Expectation host_object(const RuleInput& in);      // the harness's objects denied, the probe's own allowed
+Expectation recon(const RuleInput& in);            // network = none's namespace promise, else observed
+
+}  // namespace breakout::rules
