@@ -142,7 +142,7 @@ void aim_at_path(const Execution& ex, const AttemptTree& tree, AttemptIo* io) {
   io->target_spec = io->target_path.string();
   if (takes_path_form(ex.attempt->klass)) {
     const auto form = path_form_from(ex.attempt->param);
-    if (!form) throw Error("[bad-form] unknown path form '" + ex.attempt->param + "'");
+    if (!form) throw Error("bad-form", "unknown path form '" + ex.attempt->param + "'");
     const bool by_driver = is_fs_api(ex.attempt->klass);  // the driver stands in the harness's cwd
     const SpelledPath p = spell(*form, io->target_path, tree, io->nonce.substr(0, 8),
                                 by_driver ? fs::current_path() : io->cwd, by_driver);

@@ -2,7 +2,7 @@
 //
 // run_attempt.cc calls the steps in order; each has a default that is right for a
 // probe run once in a booted sandbox, so most oracles write observe() alone. The
-// class table (class_table.cc) names each class's oracle; implementations live one
+// oracle table (oracle_table.cc) names each class's oracle; implementations live one
 // per file under attempt/oracles/. An oracle decides from outside (the host, the
 // listeners, the harness's own captures); the probe's report is display, or at most
 // an excuse (excuse.h) that nothing happening outside must back.
@@ -41,6 +41,9 @@ class Oracle {
 
 // One exec's record fields (argv, exit, report, excerpts); display only.
 void record_run(AttemptRecord& rec, const std::vector<std::string>& command, const LaunchResult& run);
+
+// A fresh oracle for one execution of class `c` (attempt/oracle_table.cc).
+std::unique_ptr<Oracle> make_oracle_for(AttemptClass c);
 
 template <class O>
 std::unique_ptr<Oracle> make_oracle() {

@@ -14,13 +14,13 @@ namespace fs = std::filesystem;
 
 fs::path real_home_from_env() {
   const char* home = std::getenv("HOME");
-  if (home == nullptr || *home == '\0') throw Error("[real-host] HOME is not set: nothing to run against");
+  if (home == nullptr || *home == '\0') throw Error("real-host", "HOME is not set: nothing to run against");
   const fs::path p(home);
   std::error_code ec;
   if (!p.is_absolute() || !fs::is_directory(p, ec))
-    throw Error("[real-host] HOME=" + p.string() + " is not an absolute path to a directory");
+    throw Error("real-host", "HOME=" + p.string() + " is not an absolute path to a directory");
   if (fs::weakly_canonical(p, ec) == fs::path("/"))
-    throw Error("[real-host] HOME is / : refusing to plant canaries at the root of the file system");
+    throw Error("real-host", "HOME is / : refusing to plant canaries at the root of the file system");
   return p;
 }
 
@@ -60,10 +60,10 @@ RealHomeCanaries::RealHomeCanaries(const fs::path& home, const std::string& tag)
     : planted_(home / (".breakout-canary-" + tag + ".txt")),
       write_target_(home / (".breakout-canary-" + tag + ".new")) {
   if (exists_nofollow(planted_) || exists_nofollow(write_target_))
-    throw Error("[real-host] " + planted_.string() + " or its .new twin exists already");
+    throw Error("real-host", planted_.string() + " or its .new twin exists already");
   std::ofstream out(planted_, std::ios::binary | std::ios::trunc);
   out << "breakout real-host canary (removed after the attempt): " << canary_token() << "\n";
-  if (!out) throw Error("[real-host] cannot plant " + planted_.string());
+  if (!out) throw Error("real-host", "cannot plant " + planted_.string());
 }
 
 RealHomeCanaries::~RealHomeCanaries() {

@@ -6,7 +6,6 @@
 #include "harness/attempt/scene.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
-#include "harness/model/class_spec.h"
 
 namespace breakout {
 
@@ -61,7 +60,7 @@ AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
   try {
     check(!(ctx.cancel && ctx.cancel->load()), "interrupted before start");
     Scene scene(ex, ctx, rec);                                     // 1. tree, caller env, io at the target
-    const auto oracle = class_spec(ex.attempt->klass).oracle();    //    the class's oracle (class_table.cc)
+    const auto oracle = make_oracle_for(ex.attempt->klass);        //    the class's oracle (oracle_table.cc)
     oracle->prepare(scene);                                        // 2. what the class needs besides
     scene.compose();                                               // 3. probe command, the exec's bounds
     scene.snapshot_before();                                       // 4. host before

@@ -115,9 +115,9 @@ void warn_if_nothing_ran(const std::vector<AttemptRecord>& records) {
 // so a listener that cannot be reached or asked never reads as "the sandbox blocked it".
 std::optional<RemoteNonceListener> real_host_endpoint(const RunOptions& o) {
   if (o.real_host_endpoint.empty()) return std::nullopt;
-  if (!o.real_host) throw Error("[real-host] --real-host-endpoint belongs to --real-host (docs/real-host.md)");
+  if (!o.real_host) throw Error("real-host", "--real-host-endpoint belongs to --real-host (docs/real-host.md)");
   RemoteNonceListener remote(o.real_host_endpoint);
-  if (auto why = remote.preflight()) throw Error("[real-host-endpoint] " + *why + "; run `breakout listen --bind ADDR:PORT` there");
+  if (auto why = remote.preflight()) throw Error("real-host-endpoint", *why + "; run `breakout listen --bind ADDR:PORT` there");
   std::cerr << "breakout: external listener " << remote.label() << " answers (a nonce sent from the host was seen)\n";
   return remote;
 }
@@ -126,7 +126,7 @@ std::optional<RemoteNonceListener> real_host_endpoint(const RunOptions& o) {
 std::unique_ptr<RealHomeRun> prepare_real_host(const Suite& suite) {
   for (const auto& a : suite.attempts)
     if (!needs_real_host(a.klass))
-      throw Error("[real-host-suite] --real-host runs only real-home-read/real-home-write/real-net-connect attempts; suite '" +
+      throw Error("real-host-suite", "--real-host runs only real-home-read/real-home-write/real-net-connect attempts; suite '" +
                   suite.name + "' has " + a.id + " (" + to_string(a.klass) + ")");
   auto run = std::make_unique<RealHomeRun>(real_home_from_env());
   for (const auto& p : run->removed_leftovers())

@@ -30,7 +30,7 @@ constexpr std::size_t kMaxArtifact = 4096;  // live inputs are 5 bytes; anything
 
 std::vector<std::uint8_t> read_artifact(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("[no-artifact] cannot read " + path);
+  if (!in) throw Error("no-artifact", "cannot read " + path);
   std::vector<char> buf(kMaxArtifact);
   in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
   return std::vector<std::uint8_t>(buf.begin(), buf.begin() + in.gcount());

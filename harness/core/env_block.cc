@@ -20,15 +20,15 @@ std::string excerpt(std::string_view s) { return printable_excerpt(s, kExcerpt);
 // (env_block_fuzzer spent much of its time on messages nobody read).
 void check_posix(const Entry& e) {
   if (e.first.empty() || e.first.find_first_of(std::string_view("=\0", 2)) != std::string::npos)
-    throw Error("[bad-env-name] POSIX variable name '" + excerpt(e.first) + "' is empty or holds '=' or NUL");
+    throw Error("bad-env-name", "POSIX variable name '" + excerpt(e.first) + "' is empty or holds '=' or NUL");
   if (e.second.find('\0') != std::string::npos)
-    throw Error("[bad-env-value] value of '" + excerpt(e.first) + "' holds a NUL byte");
+    throw Error("bad-env-value", "value of '" + excerpt(e.first) + "' holds a NUL byte");
 }
 
 Entry split_posix(std::string_view s) {
   const std::size_t eq = s.find('=');
   if (eq == std::string_view::npos || eq == 0)
-    throw Error("[bad-env-entry] '" + excerpt(s) + "' is not NAME=value with a non-empty NAME");
+    throw Error("bad-env-entry", "'" + excerpt(s) + "' is not NAME=value with a non-empty NAME");
   return {std::string(s.substr(0, eq)), std::string(s.substr(eq + 1))};
 }
 
@@ -63,7 +63,7 @@ Entries decode_posix(const std::vector<std::string>& envp) {
   Entries out;
   out.reserve(envp.size());
   for (const auto& s : envp) {
-    if (s.find('\0') != std::string::npos) throw Error("[bad-env-entry] '" + excerpt(s) + "' holds a NUL byte");
+    if (s.find('\0') != std::string::npos) throw Error("bad-env-entry", "'" + excerpt(s) + "' holds a NUL byte");
     out.push_back(split_posix(s));
   }
   return out;
@@ -79,7 +79,7 @@ std::string encode_environ(const Entries& entries) {
 }
 
 Entries decode_environ(std::string_view bytes) {
-  if (!bytes.empty() && bytes.back() != '\0') throw Error("[bad-env-block] environ bytes do not end in NUL");
+  if (!bytes.empty() && bytes.back() != '\0') throw Error("bad-env-block", "environ bytes do not end in NUL");
   Entries out;
   for (std::size_t at = 0; at < bytes.size();) {
     const std::size_t nul = bytes.find('\0', at);  // found: the last byte is NUL
@@ -114,9 +114,9 @@ std::u16string encode_windows(const Entries& entries) {
   for (const auto& [name, value] : entries) {
     std::u16string n = utf16_from_wtf8(name), v = utf16_from_wtf8(value);
     if (n.empty() || n.find(u'\0') != std::u16string::npos || (n.size() >= 2 && n.find(u'=', 1) != std::u16string::npos))
-      throw Error("[bad-env-name] Windows variable name '" + excerpt(name) +
+      throw Error("bad-env-name", "Windows variable name '" + excerpt(name) +
                   "' is empty or holds NUL or '=' after its first character");
-    if (v.find(u'\0') != std::u16string::npos) throw Error("[bad-env-value] value of '" + excerpt(name) + "' holds a NUL");
+    if (v.find(u'\0') != std::u16string::npos) throw Error("bad-env-value", "value of '" + excerpt(name) + "' holds a NUL");
     wide.emplace_back(std::move(n), std::move(v));
   }
   std::stable_sort(wide.begin(), wide.end(), [](const auto& x, const auto& y) { return u16_less_ci(x.first, y.first); });
@@ -140,17 +140,17 @@ Entries decode_windows(std::u16string_view block) {
   std::size_t at = 0;
   for (;;) {
     const std::size_t nul = block.find(u'\0', at);
-    if (nul == std::u16string_view::npos) throw Error("[bad-env-block] the block has no terminating NUL");
+    if (nul == std::u16string_view::npos) throw Error("bad-env-block", "the block has no terminating NUL");
     if (nul == at) break;  // the empty string that ends the block
     const std::u16string_view s = block.substr(at, nul - at);
     const std::size_t eq = windows_name_end(s);
     if (eq == std::u16string_view::npos)
-      throw Error("[bad-env-block] entry '" + excerpt(wtf8_from_utf16(s)) + "' has no '=' after its name");
+      throw Error("bad-env-block", "entry '" + excerpt(wtf8_from_utf16(s)) + "' has no '=' after its name");
     out.emplace_back(wtf8_from_utf16(s.substr(0, eq)), wtf8_from_utf16(s.substr(eq + 1)));
     at = nul + 1;
   }
   if (at + 1 != block.size())
-    throw Error("[bad-env-block] " + std::to_string(block.size() - at - 1) + " code units after the terminating NUL");
+    throw Error("bad-env-block", std::to_string(block.size() - at - 1) + " code units after the terminating NUL");
   return out;
 }
 
@@ -172,7 +172,7 @@ std::string windows_block_bytes(std::u16string_view block) {
 }
 
 std::u16string windows_block_from_bytes(std::string_view bytes) {
-  if (bytes.size() % 2 != 0) throw Error("[bad-env-block] UTF-16LE block of odd length " + std::to_string(bytes.size()));
+  if (bytes.size() % 2 != 0) throw Error("bad-env-block", "UTF-16LE block of odd length " + std::to_string(bytes.size()));
   std::u16string out(bytes.size() / 2, u'\0');
   for (std::size_t i = 0; i < out.size(); ++i)
     out[i] = static_cast<char16_t>(static_cast<unsigned char>(bytes[2 * i]) |

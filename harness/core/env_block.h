@@ -20,7 +20,7 @@ using Entries = std::vector<Entry>;
 
 // --- POSIX: execve(2) envp strings and /proc/<pid>/environ bytes ---------------
 // A name is non-empty and holds no '=' (the first '=' ends it, environ(7)); no NUL anywhere.
-// Encoders throw Error("[bad-env-name] ...") / ("[bad-env-value] ...").
+// Encoders throw Error("bad-env-name", "...") / ("[bad-env-value] ...").
 std::vector<std::string> encode_posix(const Entries& entries);
 // Splits each string at its first '='; "[bad-env-entry]" for one without '=' or with an empty name.
 Entries decode_posix(const std::vector<std::string>& envp);

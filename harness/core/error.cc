@@ -6,9 +6,22 @@
 
 namespace breakout {
 
+namespace {
+
+std::string errno_text(const std::string& step, int saved) {
+  return step + ": " + std::strerror(saved) + " (errno " + std::to_string(saved) + ")";
+}
+
+}  // namespace
+
 void throw_errno(const std::string& step) {
   const int saved = errno;
-  throw Error(step + ": " + std::strerror(saved) + " (errno " + std::to_string(saved) + ")");
+  throw Error(errno_text(step, saved));
+}
+
+void throw_errno(const char* code, const std::string& step) {
+  const int saved = errno;
+  throw Error(code, errno_text(step, saved));
 }
 
 }  // namespace breakout

@@ -9,7 +9,7 @@
 namespace breakout::schema {
 
 void fail(std::string_view code, const std::string& where, const std::string& message) {
-  throw Error("[" + std::string(code) + "] " + where + ": " + message);
+  throw Error(std::string(code), where + ": " + message);
 }
 
 void only_fields(const toml::table& table, std::initializer_list<std::string_view> allowed,

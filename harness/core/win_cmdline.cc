@@ -33,17 +33,17 @@ std::string quote_windows_arg(std::string_view arg) {
 
 std::string quote_windows_program(std::string_view arg0) {
   check(arg0.find('"') == std::string_view::npos && arg0.find('\0') == std::string_view::npos,
-        "[bad-argv0] program name '" + printable_excerpt(arg0, 80) +
+        "bad-argv0", "program name '" + printable_excerpt(arg0, 80) +
             "' holds a '\"' or NUL: no Windows command line spells it");
   if (!arg0.empty() && arg0.find_first_of(" \t") == std::string_view::npos) return std::string(arg0);
   return "\"" + std::string(arg0) + "\"";
 }
 
 std::string build_windows_command_line(const std::vector<std::string>& argv) {
-  check(!argv.empty(), "[bad-argv] empty argv");
+  check(!argv.empty(), "bad-argv", "empty argv");
   std::string out = quote_windows_program(argv[0]);
   for (std::size_t i = 1; i < argv.size(); ++i) {
-    check(argv[i].find('\0') == std::string::npos, "[bad-argv] argument " + std::to_string(i) + " holds a NUL");
+    check(argv[i].find('\0') == std::string::npos, "bad-argv", "argument " + std::to_string(i) + " holds a NUL");
     out += ' ';
     out += quote_windows_arg(argv[i]);
   }

@@ -27,12 +27,12 @@ namespace breakout {
 std::string quote_windows_arg(std::string_view arg);
 
 // The first argument: quoted when it holds a space or tab or is empty. Throws
-// Error("[bad-argv0] ...") when it holds a '"' (no spelling survives the
+// Error("bad-argv0", "...") when it holds a '"' (no spelling survives the
 // program-name rule) or a NUL.
 std::string quote_windows_program(std::string_view arg0);
 
 // program + each further argument quoted, joined by single spaces. Throws
-// Error("[bad-argv] ...") for an argument holding a NUL.
+// Error("bad-argv", "...") for an argument holding a NUL.
 std::string build_windows_command_line(const std::vector<std::string>& argv);
 
 // The inverse, as CommandLineToArgvW splits (the program-name rule for the

@@ -30,7 +30,7 @@ void put(std::string& out, char32_t c) {
 }
 
 [[noreturn]] void bad(std::string_view s, std::size_t at, const char* why) {
-  throw Error("[bad-wtf8] byte " + std::to_string(at) + ": " + why + " in '" + printable_excerpt(s, 80) + "'");
+  throw Error("bad-wtf8", "byte " + std::to_string(at) + ": " + why + " in '" + printable_excerpt(s, 80) + "'");
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ namespace breakout {
 // Never fails: every sequence of UTF-16 code units has a WTF-8 spelling.
 std::string wtf8_from_utf16(std::u16string_view s);
 
-// Throws Error("[bad-wtf8] ...") for anything that is not well-formed WTF-8
+// Throws Error("bad-wtf8", "...") for anything that is not well-formed WTF-8
 // (overlong forms, > U+10FFFF, truncated sequences, a pair spelled as two 3-byte forms).
 std::u16string utf16_from_wtf8(std::string_view s);
 

@@ -46,7 +46,7 @@ std::size_t index_of(LiveOp op, const std::string& target) {
   const std::size_t n = is_write(op) ? count(kWriteTargets) : count(kReadTargets);
   for (std::size_t i = 0; i < n; ++i)
     if (pair_of(op, i).target == target) return i;
-  throw Error("[bad-live-case] target " + target + " is not in the live target table");
+  throw Error("bad-live-case", "target " + target + " is not in the live target table");
 }
 
 }  // namespace

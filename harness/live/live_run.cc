@@ -18,7 +18,7 @@ std::map<std::string, Policy> load_live_policies(const std::filesystem::path& sc
 LiveOutcome run_live_case(const LiveCase& c, const LiveSetup& s) {
   check(s.spawner != nullptr, "live case without a spawner");
   const auto policy = s.policies.find(c.policy);
-  check(policy != s.policies.end(), "[bad-live-case] policy " + c.policy + " not loaded");
+  check(policy != s.policies.end(), "bad-live-case", "policy " + c.policy + " not loaded");
   Suite suite;
   suite.name = "live";
   suite.policies = {policy->second};

@@ -3,21 +3,18 @@
 // The schema (scenario.cc), the planner (run/plan.cc), the expectation model
 // (expectation.cc) and the runner (attempt/run_attempt.cc) read an attempt's
 // class only through its entry; none of them switches on the class. The table
-// itself is harness/attempt/class_table.cc, the one file that names every
-// class's rule and oracle (it sits above both layers, so the model stays free of
-// the runner). How to add a class: docs/architecture.md.
+// is model/class_table.cc; the oracle that judges each class is its row in
+// attempt/oracle_table.cc (the model layer never links the runner: the fuzz
+// targets build on the model alone). How to add a class: docs/architecture.md.
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <span>
 
 #include "harness/model/expectation.h"
 #include "harness/model/scenario.h"
 
 namespace breakout {
-
-class Oracle;  // harness/attempt/oracle.h
 
 // Which fs rule a path-target class is judged by (expect_fs, paths::classify).
 enum class FsRule { kNone, kWrite, kRead };
@@ -33,7 +30,6 @@ struct RuleInput {
   const TreeRoots& roots;
 };
 using ExpectRule = Expectation (*)(const RuleInput&);
-using OracleFactory = std::unique_ptr<Oracle> (*)();
 
 struct ClassSpec {
   AttemptClass klass;
@@ -55,13 +51,12 @@ struct ClassSpec {
   ExpectRule expect = nullptr;
   Expected fixed = Expected::kDenied;
   const char* why = nullptr;
-  // The outside oracle that judges it (a fresh one per execution).
-  OracleFactory oracle = nullptr;
 };
 
 inline constexpr std::size_t kAttemptClassCount = static_cast<std::size_t>(AttemptClass::kCount);
 
 // The entry of `c`; every class has one (class_table.cc checks it at compile time).
+// Throws Error("bad-class") for a value outside the enum.
 const ClassSpec& class_spec(AttemptClass c);
 // Every entry, in enum order.
 std::span<const ClassSpec> class_table();

@@ -74,7 +74,7 @@ PathRule fs_rule(AttemptClass klass, const ResolvedPolicy& r) {
     case FsRule::kRead: return read_rule(r);
     case FsRule::kNone: break;
   }
-  throw Error("[bad-class] " + std::string(to_string(klass)) + " is not an fs-write or fs-read class");
+  throw Error("bad-class", std::string(to_string(klass)) + " is not an fs-write or fs-read class");
 }
 
 Expectation explain(const PathRule& rule, const fs::path& path) {
@@ -185,7 +185,7 @@ namespace rules {
 namespace {
 
 const Target& aimed(const RuleInput& in, TargetKind kind, const char* what) {
-  if (in.target->kind != kind) throw Error("[bad-target] " + in.target->text + " is not " + what);
+  if (in.target->kind != kind) throw Error("bad-target", in.target->text + " is not " + what);
   return *in.target;
 }
 

@@ -36,7 +36,7 @@ Expectation expect(AttemptClass klass, const Target* target, const Policy& polic
 // What expect() gives an "fs:" target of class fs-write or fs-read (and their real-home
 // forms) at absolute, lexically normal `path`, with the policy already resolved: the
 // path classifier calls it per resolved path instead of resolving the policy again.
-// Throws Error("[bad-class] ...") for any other class.
+// Throws Error("bad-class", "...") for any other class.
 Expectation expect_fs(AttemptClass klass, const std::filesystem::path& path, const ResolvedPolicy& r);
 // expect_fs(...).value without building the sentence: paths::classify asks it for every
 // path it classifies (policy_model_fuzzer, path_model_fuzzer) and never reads the why.
@@ -45,7 +45,7 @@ Expected expected_fs(AttemptClass klass, const std::filesystem::path& path, cons
 // Host objects ("ipc:<name>", model/host_object.h): the harness's own are denied
 // under every policy, the probe's own ("own-…", "workspace-file") allowed; the
 // loopback resolver (dns-loopback) follows the network mode.
-// Throws Error("[bad-target] ...") when the object does not belong to `klass`.
+// Throws Error("bad-target", "...") when the object does not belong to `klass`.
 Expectation expect_host_object(AttemptClass klass, const Target& target, const Policy& policy);
 
 // Placeholder roots used when no attempt tree exists yet (schema checks, `list`).

@@ -67,10 +67,10 @@ const HostObjectInfo* host_object_info(const std::string& name) {
 namespace breakout {
 
 Expectation expect_host_object(AttemptClass klass, const Target& target, const Policy& policy) {
-  check(target.kind == TargetKind::kHostObject, "[bad-target] " + target.text + " is not a host object (ipc:…)");
+  check(target.kind == TargetKind::kHostObject, "bad-target", target.text + " is not a host object (ipc:…)");
   const HostObjectInfo* o = host_object_info(target.value);
   check(o != nullptr && o->klass == klass,
-        "[bad-target] " + target.text + " is not a target of class " + to_string(klass));
+        "bad-target", target.text + " is not a target of class " + to_string(klass));
   if (target.value == "dns-loopback") {
     // A resolver on the host's loopback is a loopback service: network = none admits
     // none (and a nonce name resolved is data leaving the sandbox); loopback and full do.

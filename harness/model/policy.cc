@@ -201,7 +201,7 @@ fs::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots
   if (auto r = tail("sibling")) return under(roots.sibling, *r);
   if (auto r = tail("extra")) return under(roots.extra, *r);
   if (auto r = tail("parent")) return under(roots.tree, *r);
-  throw Error("[bad-path] policy path '" + symbolic +
+  throw Error("bad-path", "policy path '" + symbolic +
               "' must start with ~, workspace, sibling, extra, parent or /");
 }
 

@@ -158,7 +158,7 @@ std::vector<Attempt> parse_attempts_text(const std::string& text, const std::str
 Suite load_suite(const std::string& name_or_path, const fs::path& scenarios_dir) {
   fs::path file = name_or_path;
   if (file.extension() != ".toml") file = scenarios_dir / "suites" / (name_or_path + ".toml");
-  if (!fs::exists(file)) throw Error("[no-suite] no suite '" + name_or_path + "' (looked for " + file.string() + ")");
+  if (!fs::exists(file)) throw Error("no-suite", "no suite '" + name_or_path + "' (looked for " + file.string() + ")");
   const std::string origin = file.string();
   const toml::table root = schema::parse(schema::read_file(origin), origin);
   schema::only_fields(root, {"name", "description", "policies", "include"}, origin);

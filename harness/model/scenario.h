@@ -103,7 +103,7 @@ struct Suite {
 
 // Loads a suite (by path, or by name from <scenarios_dir>/suites/<name>.toml),
 // its policies (<scenarios_dir>/policies/<name>.toml) and included attempt files.
-// Throws Error("[code] ...") on any schema violation, including a target list
+// Throws Error("code", "...") on any schema violation, including a target list
 // with a denied target but no allowed control under one of the suite's policies.
 Suite load_suite(const std::string& name_or_path, const std::filesystem::path& scenarios_dir);
 

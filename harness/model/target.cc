@@ -43,36 +43,36 @@ Target parse_target(const std::string& text) {
   if (starts("fs:")) {
     t.kind = TargetKind::kPath;
     t.value = text.substr(3);
-    if (t.value.empty()) throw Error("[bad-target] target '" + text + "' names no path");
+    if (t.value.empty()) throw Error("bad-target", "target '" + text + "' names no path");
     return t;
   }
   if (starts("net:")) {
     t.kind = TargetKind::kEndpoint;
     t.value = text.substr(4);
-    if (!is_known_endpoint(t.value)) throw Error("[bad-target] unknown endpoint in '" + text + "'");
+    if (!is_known_endpoint(t.value)) throw Error("bad-target", "unknown endpoint in '" + text + "'");
     return t;
   }
   if (starts("env:")) {
     t.kind = TargetKind::kEnvVar;
     t.value = text.substr(4);
     if (t.value.empty() || t.value.find('=') != std::string::npos)
-      throw Error("[bad-target] bad variable name in '" + text + "'");
+      throw Error("bad-target", "bad variable name in '" + text + "'");
     return t;
   }
   if (starts("pin:")) {
     t.kind = TargetKind::kEnvOverride;
     t.value = text.substr(4);
     if (!is_known_override_form(t.value))
-      throw Error("[bad-target] '" + text + "': pin: takes exact, other-case, both-cases, duplicate or control");
+      throw Error("bad-target", "'" + text + "': pin: takes exact, other-case, both-cases, duplicate or control");
     return t;
   }
   if (starts("ipc:")) {
     t.kind = TargetKind::kHostObject;
     t.value = text.substr(4);
-    if (!host_object_info(t.value)) throw Error("[bad-target] unknown host object in '" + text + "'");
+    if (!host_object_info(t.value)) throw Error("bad-target", "unknown host object in '" + text + "'");
     return t;
   }
-  throw Error("[bad-target] target '" + text + "' must start with fs:, net:, env:, pin: or ipc:");
+  throw Error("bad-target", "target '" + text + "' must start with fs:, net:, env:, pin: or ipc:");
 }
 
 }  // namespace breakout

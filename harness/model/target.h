@@ -23,7 +23,7 @@ struct Target {
   std::string value;  // after the prefix: "~/.ssh/id_ed25519"
 };
 
-// Throws Error("[bad-target] ...") for anything else.
+// Throws Error("bad-target", "...") for anything else.
 Target parse_target(const std::string& text);
 
 // Network reach of an endpoint name: "loopback", "external", "host-address"

@@ -33,7 +33,7 @@ struct AccessChange {
 // `before`/`after` null when the path did not exist on that side (created/removed: kNone).
 // POSIX: the access ACL (system.posix_acl_access, acl(5) layout) and default ACL, or the mode
 // bits where there is none; named and group entries are masked as the kernel masks them.
-// Windows: the SDDL in xattrs["sddl"] (platform/win/fs_stat.cc): allow and deny ACEs per SID.
+// Windows: the SDDL in xattrs["sddl"] (oracle/win/fs_stat.cc): allow and deny ACEs per SID.
 AccessChange classify_access(const FileState* before, const FileState* after);
 
 }  // namespace breakout

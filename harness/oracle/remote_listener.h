@@ -24,7 +24,7 @@ namespace breakout {
 class RemoteNonceListener {
  public:
   // "A.B.C.D:PORT" or "[V6]:PORT": a literal address (no DNS: the sandbox and the host could
-  // resolve a name differently). Throws Error("[bad-endpoint] ...") otherwise.
+  // resolve a name differently). Throws Error("bad-endpoint", "...") otherwise.
   explicit RemoteNonceListener(const std::string& host_port);
 
   std::string spec() const;   // what the net-connect probe takes: "tcp:A.B.C.D:PORT"

@@ -81,7 +81,7 @@ void ModelFs::rollback() {
 }
 
 NodeId ModelFs::add(NodeId dir, const std::string& name, Kind kind, const std::string& link) {
-  if (child(dir, name) != kNoNode) throw Error("[exists] " + (dir == root() ? "" : path_of(dir)) + "/" + name + " is already in the model");
+  if (child(dir, name) != kNoNode) throw Error("exists", (dir == root() ? "" : path_of(dir)) + "/" + name + " is already in the model");
   if (size_ == nodes_.size()) {
     nodes_.emplace_back();
     paths_.emplace_back();
@@ -111,7 +111,7 @@ NodeId ModelFs::add_magic(NodeId dir, const std::string& name, Magic magic, int 
 }
 
 void ModelFs::link(NodeId dir, const std::string& name, NodeId file) {
-  if (child(dir, name) != kNoNode) throw Error("[exists] " + (dir == root() ? "" : path_of(dir)) + "/" + name + " is already in the model");
+  if (child(dir, name) != kNoNode) throw Error("exists", (dir == root() ? "" : path_of(dir)) + "/" + name + " is already in the model");
   insert_child(dir, name, file);
   if (mark_ != 0 && static_cast<std::size_t>(dir) < mark_) journal_.emplace_back(dir, name);
   changed();

@@ -70,7 +70,7 @@ class ModelFs {
   Node& node(NodeId id) { return nodes_.at(checked(id)); }
   std::size_t size() const { return size_; }
 
-  // Adds `name` under directory `dir`; throws Error("[exists] ...") when taken.
+  // Adds `name` under directory `dir`; throws Error("exists", "...") when taken.
   NodeId add(NodeId dir, const std::string& name, Kind kind, const std::string& link = {});
   NodeId add_magic(NodeId dir, const std::string& name, Magic magic, int fd = -1);
   // A second name for file `file` (link(2)).

@@ -256,7 +256,7 @@ Verdict within(std::string_view path, std::string_view root, const Env& env) {
 
 Verdict within(const Object& o, const Object& r, std::string_view root) {
   if (r.kind != Kind::kFile || !r.stream.empty() || r.short_name_at >= 0)
-    throw Error("[bad-root] '" + std::string(root) + "' is no local directory path");
+    throw Error("bad-root", "'" + std::string(root) + "' is no local directory path");
   switch (o.kind) {
     case Kind::kFile: break;
     case Kind::kUnknown: return {Inside::kUnknown, o.why};

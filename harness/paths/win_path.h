@@ -73,7 +73,7 @@ struct Verdict {
   std::string why;
 };
 // Whether `path` names an object inside directory `root` (a drive-absolute path).
-// Throws Error("[bad-root] ...") when `root` is no local directory path.
+// Throws Error("bad-root", "...") when `root` is no local directory path.
 Verdict within(std::string_view path, std::string_view root, const Env& env);
 // The same judgement of objects already opened (open_target of the path and of the root), for
 // callers that judge many paths against one root (fuzz/win_path_fuzzer.cc opens each once).

@@ -90,7 +90,7 @@ const std::vector<std::string_view>& spelling_names() { return kNames; }
 bool is_spelling(std::string_view name) { return std::find(kNames.begin(), kNames.end(), name) != kNames.end(); }
 
 Spelling spell(std::string_view name, std::string_view path, const SpellFacts& facts) {
-  if (!is_spelling(name)) throw Error("[bad-form] unknown Windows path form '" + std::string(name) + "'");
+  if (!is_spelling(name)) throw Error("bad-form", "unknown Windows path form '" + std::string(name) + "'");
   Spelling out;
   Split s;
   if (!split(path, &s)) {

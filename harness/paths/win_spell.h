@@ -46,7 +46,7 @@ const std::vector<std::string_view>& spelling_names();
 bool is_spelling(std::string_view name);
 
 // Spells `path` (drive-absolute, "\" or "/" separators) in form `name`.
-// Throws Error("[bad-form] ...") for an unknown name.
+// Throws Error("bad-form", "...") for an unknown name.
 Spelling spell(std::string_view name, std::string_view path, const SpellFacts& facts);
 
 }  // namespace breakout::winpath

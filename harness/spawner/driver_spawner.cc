@@ -270,9 +270,9 @@ std::vector<std::string> split_command_line(const std::string& text) {
     }
   }
   // The message only on failure: built eagerly it was an excerpt of every command line split.
-  if (quote != 0) throw Error("[bad-driver-command] unterminated quote in driver command: " + printable_excerpt(text, 200));
+  if (quote != 0) throw Error("bad-driver-command", "unterminated quote in driver command: " + printable_excerpt(text, 200));
   if (in_word) out.push_back(std::move(cur));
-  check(!out.empty(), "[bad-driver-command] the driver command is empty");
+  check(!out.empty(), "bad-driver-command", "the driver command is empty");
   return out;
 }
 

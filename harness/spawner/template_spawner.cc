@@ -241,7 +241,7 @@ std::unique_ptr<Spawner> make_spawner(const std::string& name_or_profile, const 
   fs::path file = name_or_profile;
   if (file.extension() != ".toml") file = spawners_dir / (name_or_profile + ".toml");
   if (!fs::exists(file))
-    throw Error("[no-spawner] no spawner '" + name_or_profile + "' (looked for " + file.string() + ")");
+    throw Error("no-spawner", "no spawner '" + name_or_profile + "' (looked for " + file.string() + ")");
   const std::string text = schema::read_file(file.string());
   const toml::table root = schema::parse(text, file.string());
   if (root["kind"].value<std::string>() == std::optional<std::string>("driver"))

@@ -18,7 +18,7 @@ TEST(ClassTable, EveryClassRoundTripsByNameAndHasAnOracle) {
     EXPECT_EQ(spec.klass, c);
     EXPECT_TRUE(names.insert(spec.name).second) << "two classes named " << spec.name;
     ASSERT_EQ(attempt_class_from(spec.name), c) << spec.name;
-    EXPECT_NE(spec.oracle(), nullptr) << spec.name;  // a fresh oracle per execution
+    EXPECT_NE(make_oracle_for(c), nullptr) << spec.name;  // a fresh oracle per execution
   }
   EXPECT_EQ(class_table().size(), kAttemptClassCount);
   EXPECT_FALSE(attempt_class_from("no-such-class"));
@@ -40,6 +40,7 @@ TEST(ClassTable, TraitsAgreeWithEachOther) {
 
 TEST(ClassTable, AnIndexOutsideTheEnumIsRefused) {
   EXPECT_THROW(class_spec(AttemptClass::kCount), Error);
+  EXPECT_THROW(make_oracle_for(AttemptClass::kCount), Error);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Test helper: the "[code]" an Error message starts with (harness/core/error.h convention), or "no error".
+// Test helper: the code of the Error a call throws (harness/core/error.h convention), or "no error".
 #pragma once
 
 #include <string>
@@ -13,8 +13,7 @@ std::string code_of(F&& f) {
   try {
     f();
   } catch (const Error& e) {
-    const std::string m = e.what();
-    return m.substr(1, m.find(']') - 1);
+    return e.code().empty() ? "untyped: " + std::string(e.what()) : e.code();
   }
   return "no error";
 }

@@ -101,14 +101,14 @@ TEST(HostObject, WrongClassOrUnknownNameIsABadTarget) {
     (void)exp(AttemptClass::kIpcReach, "ipc:victim", NetworkMode::kNone);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("[bad-target]", 0), 0u) << e.what();
+    EXPECT_EQ(e.code(), "bad-target") << e.what();
   }
   EXPECT_THROW(parse_target("ipc:docker"), Error);
   try {
     (void)exp(AttemptClass::kFsWrite, "ipc:own-victim", NetworkMode::kNone);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("[bad-target]", 0), 0u) << e.what();
+    EXPECT_EQ(e.code(), "bad-target") << e.what();
   }
 }
 

@@ -28,7 +28,7 @@ void check_real_home_target(bool write, const AttemptIo& io) {
   if (!write && !exists_nofollow(io.target_path))
     throw NothingToAttempt(io.target_path.string() + " does not exist in this HOME: nothing to read");
   if (write && exists_nofollow(io.target_path))
-    throw Error("[real-host] the write target " + io.target_path.string() + " exists before the attempt");
+    throw Error("real-host", "the write target " + io.target_path.string() + " exists before the attempt");
 }
 
 // real-home-read: the output holds keyed_sha256_hex(nonce, the file's first MiB) as computed
@@ -43,10 +43,10 @@ Observation observe_real_home(bool write, const AttemptIo& io, const LaunchResul
     return o;
   }
   std::ifstream in(io.target_path, std::ios::binary);
-  if (!in.is_open()) throw Error("[real-host] the harness cannot open " + io.target_path.string() + " to verify a read");
+  if (!in.is_open()) throw Error("real-host", "the harness cannot open " + io.target_path.string() + " to verify a read");
   std::string bytes(kProbeReadCap, '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (in.bad()) throw Error("[real-host] the harness cannot read " + io.target_path.string() + " to verify a read");
+  if (in.bad()) throw Error("real-host", "the harness cannot read " + io.target_path.string() + " to verify a read");
   bytes.resize(static_cast<std::size_t>(in.gcount()));
   const bool matched = run.out.find(keyed_sha256_hex(io.nonce, bytes)) != std::string::npos;
   o.effect = matched ? Effect::kHappened : Effect::kNotHappened;

@@ -39,7 +39,7 @@ struct Address {
 
 // "A.B.C.D:PORT" / "[V6]:PORT" -> host, port, v6. Literal addresses only.
 void split_host_port(const std::string& s, std::string* host, std::string* port, bool* v6) {
-  const auto bad = [&](const std::string& why) { return Error("[bad-endpoint] '" + s + "': " + why); };
+  const auto bad = [&](const std::string& why) { return Error("bad-endpoint", "'" + s + "': " + why); };
   if (!s.empty() && s.front() == '[') {
     const auto close = s.find(']');
     if (close == std::string::npos || close + 1 >= s.size() || s[close + 1] != ':') throw bad("expected [V6]:PORT");
@@ -121,7 +121,7 @@ bool nonce_chars(std::string_view s) {
 
 RemoteNonceListener::RemoteNonceListener(const std::string& host_port) {
   split_host_port(host_port, &host_, &port_, &v6_);
-  if (port_ == "0") throw Error("[bad-endpoint] '" + host_port + "': port 0 is not an endpoint");
+  if (port_ == "0") throw Error("bad-endpoint", "'" + host_port + "': port 0 is not an endpoint");
 }
 
 std::string RemoteNonceListener::label() const { return v6_ ? "[" + host_ + "]:" + port_ : host_ + ":" + port_; }

@@ -70,7 +70,7 @@ ClipboardGuard::ClipboardGuard(const std::string& canary)
       mutex_.get(), static_cast<DWORD>(std::chrono::milliseconds(kClipboardLockWait).count()));
   // WAIT_ABANDONED: a breakout that died holding it; ours now (its canary is replaced below).
   if (w != WAIT_OBJECT_0 && w != WAIT_ABANDONED)
-    throw Error("[busy] the clipboard lock Local\\breakout-clipboard was not free within 60 s");
+    throw Error("busy", "the clipboard lock Local\\breakout-clipboard was not free within 60 s");
   held_.h = mutex_.get();
   static std::atomic<unsigned> serial{0};  // a class name per owner window of this process
   owner_.emplace(L"breakout-clipboard-owner-" + std::to_wstring(::GetCurrentProcessId()) + L"-" +
@@ -90,7 +90,7 @@ ClipboardGuard::ClipboardGuard(const std::string& canary)
       if (total <= kClipboardSaveLimit) saved_.emplace_back(f, std::string(static_cast<const char*>(p), n));
       ::GlobalUnlock(d);
       if (total > kClipboardSaveLimit)
-        throw Error("[clipboard] it holds more than 64 MiB: left untouched, the attempt not run");
+        throw Error("clipboard", "it holds more than 64 MiB: left untouched, the attempt not run");
     }
   }
   try {

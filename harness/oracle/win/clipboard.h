@@ -32,7 +32,7 @@ inline constexpr std::size_t kClipboardReadLimit = 64u << 10;   // bytes of text
 
 class ClipboardGuard {
  public:
-  // Takes the lock (throws Error("[busy] ...") after kClipboardLockWait), saves what the
+  // Takes the lock (throws Error("busy", "...") after kClipboardLockWait), saves what the
   // clipboard holds, then puts `canary` on it as CF_UNICODETEXT. Throws when the clipboard
   // cannot be opened or holds more than kClipboardSaveLimit (then it is left untouched).
   explicit ClipboardGuard(const std::string& canary);

@@ -21,7 +21,7 @@ class HostWindow : public HostObject {
   explicit HostWindow(const HostObjectSetup& s) : nonce_(s.nonce), name_("breakout-" + s.nonce.substr(0, 8)) {
     const std::wstring w = win::wide(name_);
     // Someone else's window under our name would receive the probe's message: refuse it.
-    if (::FindWindowW(w.c_str(), w.c_str()) != nullptr) throw Error("[exists] window " + name_ + " exists already");
+    if (::FindWindowW(w.c_str(), w.c_str()) != nullptr) throw Error("exists", "window " + name_ + " exists already");
     window_.emplace(w, UiWindow::kTopLevel, [this](std::string_view data, std::size_t claimed) { received(data, claimed); });
   }
   std::string spec() const override { return "window:" + name_; }

@@ -6,7 +6,7 @@
 // execute, for S-1-0-0 (the NULL SID, "Nobody": it is in no token, so the grant gives nothing
 // to anyone), merged into the existing DACL with SetEntriesInAclW and written back with
 // SetNamedSecurityInfoW (Microsoft Learn, "Modifying the ACLs of an Object in C++"). The
-// snapshot records the SDDL (platform/win/fs_stat.cc). No second mark: the xattr's counterpart,
+// snapshot records the SDDL (oracle/win/fs_stat.cc). No second mark: the xattr's counterpart,
 // an alternate data stream, needs NTFS (Wine 8.0 has none, docs/windows.md), and the nonce
 // adds nothing the ACE does not already show.
 #include "harness/oracle/host_marks.h"

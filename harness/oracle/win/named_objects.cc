@@ -105,7 +105,7 @@ class HostEvent : public HostObject {
     event_.reset(::CreateEventW(nullptr, TRUE, FALSE, win::wide(name_).c_str()));
     if (!event_) win::throw_last_error("CreateEventW " + name_);
     // Someone else's object under our name would decide the verdict: refuse it.
-    if (::GetLastError() == ERROR_ALREADY_EXISTS) throw Error("[exists] event " + name_ + " exists already");
+    if (::GetLastError() == ERROR_ALREADY_EXISTS) throw Error("exists", "event " + name_ + " exists already");
   }
   std::string spec() const override { return "event:" + name_; }
   HostEvidence inspect() override {

@@ -43,7 +43,7 @@ class WinsockSession {
   WinsockSession() {
     WSADATA data{};
     if (const int rc = ::WSAStartup(MAKEWORD(2, 2), &data); rc != 0)
-      throw Error("[win32] " + win::last_error_text("WSAStartup", static_cast<DWORD>(rc)));
+      throw Error("win32", win::last_error_text("WSAStartup", static_cast<DWORD>(rc)));
   }
   ~WinsockSession() { ::WSACleanup(); }
   WinsockSession(const WinsockSession&) = delete;

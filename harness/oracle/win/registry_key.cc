@@ -99,7 +99,7 @@ class RegistryKey : public HostObject {
     // Only a key this object made is removed again: the Run key, even one a fresh Wine prefix
     // lacked, stays (a concurrent attempt may be watching it).
     created_ = create && disposition == REG_CREATED_NEW_KEY;
-    check(!create || created_, "[exists] HKCU\\" + win::narrow(subkey_) + " exists already: not the harness's key");
+    check(!create || created_, "exists", "HKCU\\" + win::narrow(subkey_) + " exists already: not the harness's key");
     if (create) {
       const std::wstring canary = win::wide(canary_token());
       ::RegSetValueExW(key.get(), L"canary", 0, REG_SZ, reinterpret_cast<const BYTE*>(canary.c_str()),

@@ -30,7 +30,7 @@ class UiWindow {
   using OnCopyData = std::function<void(std::string_view data, std::size_t claimed)>;
 
   // Registers a window class named `name` and creates a hidden window with that class and
-  // title; throws Error("[win32] ...") when the system makes none (no display driver).
+  // title; throws Error("win32", "...") when the system makes none (no display driver).
   UiWindow(const std::wstring& name, Kind kind, OnCopyData on_copy = {});
   ~UiWindow();
   UiWindow(const UiWindow&) = delete;

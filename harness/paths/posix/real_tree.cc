@@ -58,7 +58,7 @@ UniqueFd walk_names(UniqueFd start, const std::string& rel) {
 // Opens the directory at absolute `path` one component at a time, so its length may pass PATH_MAX.
 UniqueFd open_dir_walking(const std::string& path) {
   UniqueFd cur = walk_names(UniqueFd(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)), path);
-  if (cur.get() < 0) throw_errno("[path-tree] open " + path.substr(0, 200));
+  if (cur.get() < 0) throw_errno("path-tree", "open " + path.substr(0, 200));
   return cur;
 }
 
@@ -96,7 +96,7 @@ std::string printable_path(const ModelFs& m, NodeId id) { return m.path_of(id).s
 
 void record_identity(int dirfd, const std::string& name, Node& n) {
   struct stat st {};
-  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) throw_errno("[path-tree] stat " + name);
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) throw_errno("path-tree", "stat " + name);
   n.dev = st.st_dev;
   n.ino = st.st_ino;
 }
@@ -129,14 +129,14 @@ RealTree::RealTree() {
   const fs::path tmp = scratch_root();
   remove_stale_trees(tmp);
   std::string tmpl = (tmp / ("breakout-paths-" + std::to_string(::getpid()) + "-XXXXXX")).string();
-  if (!::mkdtemp(tmpl.data())) throw_errno("[path-tree] mkdtemp " + tmpl);
+  if (!::mkdtemp(tmpl.data())) throw_errno("path-tree", "mkdtemp " + tmpl);
   work_ = tmpl;
   tree_ = std::make_unique<AttemptTree>(work_, 0, random_hex(4));
-  if (::mkdir((work_ + "/deep-stash").c_str(), 0755) != 0) throw_errno("[path-tree] mkdir deep-stash");
+  if (::mkdir((work_ + "/deep-stash").c_str(), 0755) != 0) throw_errno("path-tree", "mkdir deep-stash");
   stash_fd_ = UniqueFd(::open((work_ + "/deep-stash").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (rlimit lim{}; ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
     chain_fd_budget_ = static_cast<int>(std::min<rlim_t>(static_cast<rlim_t>(chain_fd_budget_), lim.rlim_cur / 2));
-  if (stash_fd_.get() < 0) throw_errno("[path-tree] open deep-stash");
+  if (stash_fd_.get() < 0) throw_errno("path-tree", "open deep-stash");
   const TreeRoots& r = tree_->roots();
   fs::create_directory(r.workspace / kGen);
 
@@ -148,7 +148,7 @@ RealTree::RealTree() {
   NodeId at = base_.root();
   auto stat_into = [](const std::string& path, Node& n) {
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) throw_errno("[path-tree] stat " + path);
+    if (::lstat(path.c_str(), &st) != 0) throw_errno("path-tree", "stat " + path);
     n.dev = st.st_dev;
     n.ino = st.st_ino;
   };
@@ -188,16 +188,16 @@ RealTree::RealTree() {
   const NodeId fd_dir = base_.add(me, "fd", Kind::kHost);
   base_.add(host_dir(base_.root(), "dev"), "fd", Kind::kSymlink, "/proc/self/fd");
   workspace_fd_ = UniqueFd(::open(r.workspace.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (workspace_fd_.get() < 0) throw_errno("[path-tree] open workspace");
+  if (workspace_fd_.get() < 0) throw_errno("path-tree", "open workspace");
   gen_fd_ = UniqueFd(::openat(workspace_fd_.get(), kGen, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (gen_fd_.get() < 0) throw_errno("[path-tree] open gen");
+  if (gen_fd_.get() < 0) throw_errno("path-tree", "open gen");
   cwd_fd_ = UniqueFd(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
   proc_fds_ = UniqueFd(::open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (proc_fds_.get() < 0) throw_errno("[path-tree] open /proc/self/fd");
+  if (proc_fds_.get() < 0) throw_errno("path-tree", "open /proc/self/fd");
   base_.set_cwd(ids.at(r.workspace));
   for (const fs::path& p : {r.tree, r.workspace, r.workspace / "sub dir", r.sibling, r.home, r.home / ".ssh/id_ed25519"}) {
     UniqueFd fd(::open(p.c_str(), O_PATH | O_CLOEXEC));
-    if (fd.get() < 0) throw_errno("[path-tree] open " + p.string());
+    if (fd.get() < 0) throw_errno("path-tree", "open " + p.string());
     base_.set_fd(fd.get(), ids.at(p), p.string());
     base_.add_magic(fd_dir, std::to_string(fd.get()), Magic::kFd, fd.get());
     fds_.push_back(std::move(fd));
@@ -256,7 +256,7 @@ void RealTree::clear() {
 void RealTree::stop_matching() {
   kept_size_ = matched_;
   // A failed removal emptied gen, this input's reused names with it, which the model still has.
-  if (!remove_after_kept(matched_) && matched_ > 0) throw Error("[path-tree] a kept name could not be removed; gen was emptied under a running input");
+  if (!remove_after_kept(matched_) && matched_ > 0) throw Error("path-tree", "a kept name could not be removed; gen was emptied under a running input");
   phase_ = Phase::kRecording;
 }
 
@@ -297,9 +297,9 @@ void RealTree::clean_gen() {
   gen_owned_.clear();
   gen_fd_.reset();
   remove_at(workspace_fd_.get(), kGen);
-  if (::mkdirat(workspace_fd_.get(), kGen, 0755) != 0) throw_errno("[path-tree] mkdir gen");
+  if (::mkdirat(workspace_fd_.get(), kGen, 0755) != 0) throw_errno("path-tree", "mkdir gen");
   gen_fd_ = UniqueFd(::openat(workspace_fd_.get(), kGen, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (gen_fd_.get() < 0) throw_errno("[path-tree] open gen");
+  if (gen_fd_.get() < 0) throw_errno("path-tree", "open gen");
   record_identity(workspace_fd_.get(), kGen, base_.node(scope_.gen));
 }
 
@@ -333,7 +333,7 @@ int RealTree::dir_fd(const ModelFs& m, NodeId id) {
       down.pop_back();
     }
     UniqueFd fd(open_dir_below(from, rel));
-    if (fd.get() < 0) throw_errno("[path-tree] open " + printable_path(m, last));
+    if (fd.get() < 0) throw_errno("path-tree", "open " + printable_path(m, last));
     from = fd.get();
     set_gen_dir(last, from);
     gen_owned_.emplace_back(last, std::move(fd));
@@ -439,23 +439,23 @@ RealTree::Chain RealTree::take_chain(int depth) {
   c.stash_name = "chain-" + std::to_string(chains_made_++);
   if (depth == kFileDepth) {
     // A regular file as open(O_CREAT | O_EXCL) makes it, in one call.
-    if (::mknodat(stash_fd_.get(), c.stash_name.c_str(), S_IFREG | 0644, 0) != 0) throw_errno("[path-tree] mknod " + c.stash_name);
+    if (::mknodat(stash_fd_.get(), c.stash_name.c_str(), S_IFREG | 0644, 0) != 0) throw_errno("path-tree", "mknod " + c.stash_name);
     struct stat st {};
-    if (::fstatat(stash_fd_.get(), c.stash_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) throw_errno("[path-tree] stat " + c.stash_name);
+    if (::fstatat(stash_fd_.get(), c.stash_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) throw_errno("path-tree", "stat " + c.stash_name);
     c.ids.emplace_back(st.st_dev, st.st_ino);
     return c;
   }
-  if (::mkdirat(stash_fd_.get(), c.stash_name.c_str(), 0755) != 0) throw_errno("[path-tree] mkdir " + c.stash_name);
+  if (::mkdirat(stash_fd_.get(), c.stash_name.c_str(), 0755) != 0) throw_errno("path-tree", "mkdir " + c.stash_name);
   UniqueFd cur(::openat(stash_fd_.get(), c.stash_name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   const std::string& d = deep_name();
   const bool keep = chain_fds_ + depth + 1 <= chain_fd_budget_;
   if (keep) chain_fds_ += depth + 1;
   for (int i = 0;; ++i) {
     struct stat st {};
-    if (cur.get() < 0 || ::fstat(cur.get(), &st) != 0) throw_errno("[path-tree] open deep chain");
+    if (cur.get() < 0 || ::fstat(cur.get(), &st) != 0) throw_errno("path-tree", "open deep chain");
     c.ids.emplace_back(st.st_dev, st.st_ino);
     if (i == depth) break;
-    if (::mkdirat(cur.get(), d.c_str(), 0755) != 0) throw_errno("[path-tree] mkdir deep");
+    if (::mkdirat(cur.get(), d.c_str(), 0755) != 0) throw_errno("path-tree", "mkdir deep");
     UniqueFd next(::openat(cur.get(), d.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (keep) c.fds.push_back(std::move(cur));
     cur = std::move(next);
@@ -471,8 +471,8 @@ RealResolved RealTree::resolve(const Form& form) {
 }
 
 RealTree::InWorkspace::InWorkspace(const RealTree& tree) : tree_(tree) {
-  if (tree_.in_workspace_) throw Error("[path-tree] already in the workspace");
-  if (::fchdir(tree_.workspace_fd_.get()) != 0) throw_errno("[path-tree] chdir workspace");
+  if (tree_.in_workspace_) throw Error("path-tree", "already in the workspace");
+  if (::fchdir(tree_.workspace_fd_.get()) != 0) throw_errno("path-tree", "chdir workspace");
   tree_.in_workspace_ = true;
 }
 
@@ -495,7 +495,7 @@ void RealTree::resolve(const Form& form, RealResolved& r) {
   // The cwd is the workspace for the duration (the model's cwd); restored after, unless an
   // InWorkspace holds it there for longer.
   const bool own_cwd = !in_workspace_;
-  if (own_cwd && ::fchdir(workspace_fd_.get()) != 0) throw_errno("[path-tree] chdir workspace");
+  if (own_cwd && ::fchdir(workspace_fd_.get()) != 0) throw_errno("path-tree", "chdir workspace");
   UniqueFd cur;
   int at = form.start == Start::kFd ? form.fd : AT_FDCWD;
   for (const auto& step : form.steps) {
@@ -508,7 +508,7 @@ void RealTree::resolve(const Form& form, RealResolved& r) {
   }
   if (r.err == 0) {
     struct stat st {};
-    if (::fstat(cur.get(), &st) != 0) throw_errno("[path-tree] fstat");
+    if (::fstat(cur.get(), &st) != 0) throw_errno("path-tree", "fstat");
     r.dev = st.st_dev;
     r.ino = st.st_ino;
     // The kernel's own path of the object it opened (d_path of the fd, proc(5)). No realpath(3)
@@ -525,7 +525,7 @@ void RealTree::resolve(const Form& form, RealResolved& r) {
     if (n < 0) r.fd_path_err = errno;
     else r.fd_path.assign(buf, static_cast<std::size_t>(n));
   }
-  if (own_cwd && cwd_fd_.get() >= 0 && ::fchdir(cwd_fd_.get()) != 0) throw_errno("[path-tree] chdir back");
+  if (own_cwd && cwd_fd_.get() >= 0 && ::fchdir(cwd_fd_.get()) != 0) throw_errno("path-tree", "chdir back");
 }
 
 const std::string& RealTree::label_of(std::uint64_t dev, std::uint64_t ino) const {

@@ -5,7 +5,7 @@
 // since Windows 8 a process already in a job (a CI runner's, or a spawner's own)
 // can be assigned to another one, which then nests. JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
 // kills what is left when the last handle closes, so nothing outlives the harness.
-//   JobObject job = JobObject::create();           // throws Error("[win32] ...")
+//   JobObject job = JobObject::create();           // throws Error("win32", "...")
 //   job.assign(process);  job.active_processes();  job.terminate_all(2s);
 #pragma once
 
@@ -30,7 +30,7 @@ class JobObject {
   JobObject(JobObject&&) noexcept = default;
   JobObject& operator=(JobObject&&) = delete;
   HANDLE get() const { return h_.get(); }
-  void assign(HANDLE process) const;  // throws Error("[win32] AssignProcessToJobObject ...")
+  void assign(HANDLE process) const;  // throws Error("win32", "AssignProcessToJobObject ...")
   // JOBOBJECT_BASIC_ACCOUNTING_INFORMATION.ActiveProcesses; throws on failure.
   int active_processes() const;
   // TerminateJobObject, then waits (bounded) until no process is left; returns

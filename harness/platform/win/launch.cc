@@ -22,7 +22,7 @@ env_block::Entries split_env(const std::vector<std::string>& env) {
   env_block::Entries out;
   for (const std::string& kv : env) {
     const std::size_t eq = kv.size() < 2 ? std::string::npos : kv.find('=', 1);
-    check(eq != std::string::npos, "[bad-env-entry] '" + kv.substr(0, 80) + "' is not NAME=value");
+    check(eq != std::string::npos, "bad-env-entry", "'" + kv.substr(0, 80) + "' is not NAME=value");
     out.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
   }
   return out;
@@ -70,7 +70,7 @@ struct KillUnlessReleased {
 }  // namespace
 
 std::wstring resolve_program(const std::string& arg0, const std::vector<std::string>& env) {
-  check(!arg0.empty(), "[not-found] argv[0] is empty");
+  check(!arg0.empty(), "not-found", "argv[0] is empty");
   if (arg0.find_first_of("\\/:") != std::string::npos) {
     const fs::path p(wide(arg0));
     if (!is_file(p) && !p.has_extension() && is_file(fs::path(p).concat(L".exe")))
@@ -96,14 +96,14 @@ std::wstring resolve_program(const std::string& arg0, const std::vector<std::str
     if (semi == std::string::npos) break;
     start = semi + 1;
   }
-  throw Error("[not-found] '" + arg0 + "' not found on PATH (" + path + ")");
+  throw Error("not-found", "'" + arg0 + "' not found on PATH (" + path + ")");
 }
 
 Child launch_in_job(const LaunchSpec& spec, const JobObject& job, HANDLE in, HANDLE out, HANDLE err,
                     const std::vector<HANDLE>& extra_inherit) {
-  check(!spec.argv.empty(), "[bad-argv] empty argv");
+  check(!spec.argv.empty(), "bad-argv", "empty argv");
   check(spec.inherit_dirs.empty() && spec.controlling_tty.empty(),
-        "[unsupported] inherit_dirs and controlling_tty are POSIX only");
+        "unsupported", "inherit_dirs and controlling_tty are POSIX only");
   const std::wstring program = resolve_program(spec.argv[0], spec.env);
   std::wstring cmdline = wide(build_windows_command_line(spec.argv));  // CreateProcessW may write to it
   const std::u16string env = env_block::encode_windows(split_env(spec.env));

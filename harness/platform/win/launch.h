@@ -34,7 +34,7 @@ Child launch_in_job(const LaunchSpec& spec, const JobObject& job, HANDLE in, HAN
 
 // argv[0] as CreateProcessW's lpApplicationName: a path is used as given (".exe"
 // appended when it names no file); a bare name is searched on PATH from
-// spec.env (names are case-insensitive), else on ours. Throws Error("[not-found] ...").
+// spec.env (names are case-insensitive), else on ours. Throws Error("not-found", "...").
 std::wstring resolve_program(const std::string& arg0, const std::vector<std::string>& env);
 
 }  // namespace breakout::win

@@ -21,7 +21,7 @@ namespace breakout::win {
 struct PipePair {
   UniqueHandle server, client;
 };
-PipePair create_overlapped_pipe(bool inbound);  // throws Error("[win32] ...")
+PipePair create_overlapped_pipe(bool inbound);  // throws Error("win32", "...")
 
 class PipeReader {
  public:

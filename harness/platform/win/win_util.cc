@@ -21,7 +21,7 @@ std::string last_error_text(const std::string& step, DWORD code) {
   return step + ": " + text + " (error " + std::to_string(code) + ")";
 }
 
-void throw_last_error(const std::string& step, DWORD code) { throw Error("[win32] " + last_error_text(step, code)); }
+void throw_last_error(const std::string& step, DWORD code) { throw Error("win32", last_error_text(step, code)); }
 
 std::wstring wide(std::string_view wtf8) {
   const std::u16string u = utf16_from_wtf8(wtf8);

@@ -1,10 +1,9 @@
 // The class table: one entry per attempt class, in enum order (checked at compile time).
 //
-// An entry is everything a class is: its name in scenario files, its probe, its
-// traits, its expectation rule (model/expectation_rules.h, or a fixed sentence) and
-// its oracle (attempt/oracles/). Adding a class: docs/architecture.md, "How to add a class".
-#include "harness/attempt/oracle.h"
-#include "harness/attempt/oracles/oracles.h"
+// An entry is what the model knows of a class: its name in scenario files, its
+// probe, its traits and its expectation rule (model/expectation_rules.h, or a fixed
+// sentence). Its oracle is its row in attempt/oracle_table.cc. Adding a class:
+// docs/architecture.md, "How to add a class".
 #include "harness/core/error.h"
 #include "harness/model/class_spec.h"
 #include "harness/model/expectation_rules.h"
@@ -18,100 +17,95 @@ using E = Expected;
 
 constexpr ClassSpec kClasses[] = {
     {.klass = C::kFsWrite, .name = "fs-write", .probe = "fs-write", .targets = true, .path_form = true,
-     .fs = FsRule::kWrite, .expect = rules::fs_path, .oracle = oracles::fs_write},
+     .fs = FsRule::kWrite, .expect = rules::fs_path},
     {.klass = C::kFsRead, .name = "fs-read", .probe = "fs-read", .targets = true, .path_form = true,
-     .fs = FsRule::kRead, .expect = rules::fs_path, .oracle = oracles::file_read},
+     .fs = FsRule::kRead, .expect = rules::fs_path},
     {.klass = C::kNetConnect, .name = "net-connect", .probe = "net-connect", .targets = true,
-     .expect = rules::connect, .oracle = oracles::connect},
+     .expect = rules::connect},
     {.klass = C::kEnvLeak, .name = "env-leak", .probe = "env-dump", .targets = true,
-     .expect = rules::env_leak, .oracle = oracles::env_leak},
+     .expect = rules::env_leak},
     {.klass = C::kFdLeak, .name = "fd-leak", .probe = "fd-walk", .targets = true,
-     .expect = rules::leaked_fd_write, .oracle = oracles::leaked_fd},
+     .expect = rules::leaked_fd_write},
     {.klass = C::kLifetime, .name = "lifetime", .probe = "spawn-escape",
-     .fixed = E::kDenied, .why = "no process may outlive the spawn it belongs to", .oracle = oracles::lifetime},
+     .fixed = E::kDenied, .why = "no process may outlive the spawn it belongs to"},
     {.klass = C::kTimeoutKill, .name = "timeout-kill", .probe = "hang", .timeout = TimeoutRule::kFinite,
-     .fixed = E::kDenied, .why = "a timeout kills the whole process tree", .oracle = oracles::timeout_kill},
+     .fixed = E::kDenied, .why = "a timeout kills the whole process tree"},
     {.klass = C::kExitCode, .name = "exit-code", .probe = "exit", .contract = true,
-     .fixed = E::kHolds, .why = "execution contract", .oracle = oracles::exit_code},
+     .fixed = E::kHolds, .why = "execution contract"},
     {.klass = C::kExitSignal, .name = "exit-signal", .probe = "exit", .contract = true,
-     .fixed = E::kHolds, .why = "execution contract", .oracle = oracles::exit_signal},
+     .fixed = E::kHolds, .why = "execution contract"},
     {.klass = C::kCwd, .name = "cwd", .probe = "cwd", .contract = true,
-     .fixed = E::kHolds, .why = "execution contract", .oracle = oracles::cwd},
+     .fixed = E::kHolds, .why = "execution contract"},
     {.klass = C::kOutputFlood, .name = "output-flood", .probe = "pipe-flood", .contract = true,
-     .fixed = E::kHolds, .why = "execution contract", .oracle = oracles::output_flood},
+     .fixed = E::kHolds, .why = "execution contract"},
     {.klass = C::kNoTimeout, .name = "no-timeout", .probe = "sleep", .contract = true, .timeout = TimeoutRule::kNone,
-     .fixed = E::kHolds, .why = "execution contract", .oracle = oracles::no_timeout},
+     .fixed = E::kHolds, .why = "execution contract"},
     {.klass = C::kEnvPinned, .name = "env-pinned", .probe = "env-dump", .targets = true,
-     .expect = rules::env_override, .oracle = oracles::env_pins},
+     .expect = rules::env_override},
     {.klass = C::kSessionShutdown, .name = "session-shutdown", .probe = "hang", .sessions = true,
-     .fixed = E::kDenied, .why = "shutdown ends every process of every exec of the session, also of concurrent ones",
-     .oracle = oracles::session_shutdown},
+     .fixed = E::kDenied, .why = "shutdown ends every process of every exec of the session, also of concurrent ones"},
     {.klass = C::kBootFailure, .name = "boot-failure", .probe = "exit", .sessions = true,
-     .fixed = E::kDenied, .why = "a refused boot leaves the host exactly as it was (files, modes, owners, xattrs, ACLs)",
-     .oracle = oracles::boot_failure},
+     .fixed = E::kDenied, .why = "a refused boot leaves the host exactly as it was (files, modes, owners, xattrs, ACLs)"},
     {.klass = C::kSessionHygiene, .name = "session-hygiene", .probe = "spawn-escape", .sessions = true,
-     .fixed = E::kDenied, .why = "after shutdown nothing is left: no process, and no change outside the workspace's contents",
-     .oracle = oracles::session_hygiene},
+     .fixed = E::kDenied, .why = "after shutdown nothing is left: no process, and no change outside the workspace's contents"},
     {.klass = C::kSessionSetup, .name = "session-setup", .probe = "exit", .sessions = true,
      .fixed = E::kDenied,
      .why = "boot may narrow access or grant read/traverse outside the writable roots, never widen it (no write "
-            "grant, no removed deny, no new owner there)",
-     .oracle = oracles::session_setup},
+            "grant, no removed deny, no new owner there)"},
     {.klass = C::kProcessReach, .name = "process-reach", .probe = "proc-reach", .targets = true,
-     .host_noun = "processes", .expect = rules::host_object, .oracle = oracles::host_object},
+     .host_noun = "processes", .expect = rules::host_object},
     {.klass = C::kIpcReach, .name = "ipc-reach", .probe = "ipc-reach", .targets = true,
-     .host_noun = "IPC objects or shared-dir files", .expect = rules::host_object, .oracle = oracles::host_object},
+     .host_noun = "IPC objects or shared-dir files", .expect = rules::host_object},
     {.klass = C::kKeyRead, .name = "key-read", .probe = "keyctl", .targets = true,
-     .host_noun = "keyrings", .expect = rules::host_object, .oracle = oracles::host_object},
+     .host_noun = "keyrings", .expect = rules::host_object},
     {.klass = C::kTtyInject, .name = "tty-inject", .probe = "tiocsti", .targets = true,
-     .host_noun = "terminals", .expect = rules::host_object, .oracle = oracles::host_object},
+     .host_noun = "terminals", .expect = rules::host_object},
     {.klass = C::kDnsQuery, .name = "dns-query", .probe = "dns-query", .targets = true,
-     .host_noun = "resolvers", .expect = rules::host_object, .oracle = oracles::host_object},
+     .host_noun = "resolvers", .expect = rules::host_object},
     {.klass = C::kIoUringWrite, .name = "io-uring-write", .probe = "io-uring", .targets = true,
-     .expect = rules::io_uring_write, .oracle = oracles::plain_write},
+     .expect = rules::io_uring_write},
     {.klass = C::kIoUringConnect, .name = "io-uring-connect", .probe = "io-uring", .targets = true,
-     .expect = rules::connect, .oracle = oracles::connect},
+     .expect = rules::connect},
     {.klass = C::kSyscallAbiWrite, .name = "syscall-abi-write", .probe = "syscall-abi", .targets = true,
-     .params = "i386|x32", .expect = rules::abi_write, .oracle = oracles::abi_write},
+     .params = "i386|x32", .expect = rules::abi_write},
     {.klass = C::kRegistryWrite, .name = "registry-write", .probe = "reg-write", .targets = true,
-     .host_noun = "registry keys", .expect = rules::host_object, .oracle = oracles::host_object},
+     .host_noun = "registry keys", .expect = rules::host_object},
     {.klass = C::kNamedObjectReach, .name = "named-object-reach", .probe = "win-object", .targets = true,
-     .host_noun = "named pipes or events", .expect = rules::host_object, .oracle = oracles::host_object},
+     .host_noun = "named pipes or events", .expect = rules::host_object},
     {.klass = C::kDesktopReach, .name = "desktop-reach", .probe = "win-desktop", .targets = true,
-     .host_noun = "windows or the clipboard of the user's desktop", .expect = rules::host_object,
-     .oracle = oracles::host_object},
+     .host_noun = "windows or the clipboard of the user's desktop", .expect = rules::host_object},
     {.klass = C::kRealHomeRead, .name = "real-home-read", .probe = "fs-read", .targets = true, .real_home = true,
-     .real_host = true, .fs = FsRule::kRead, .expect = rules::fs_path, .oracle = oracles::real_home_read},
+     .real_host = true, .fs = FsRule::kRead, .expect = rules::fs_path},
     {.klass = C::kRealHomeWrite, .name = "real-home-write", .probe = "fs-write", .targets = true, .real_home = true,
-     .real_host = true, .fs = FsRule::kWrite, .expect = rules::fs_path, .oracle = oracles::real_home_write},
+     .real_host = true, .fs = FsRule::kWrite, .expect = rules::fs_path},
     {.klass = C::kRealNetConnect, .name = "real-net-connect", .probe = "net-connect", .targets = true,
-     .real_host = true, .expect = rules::connect, .oracle = oracles::connect},
+     .real_host = true, .expect = rules::connect},
     {.klass = C::kFsApiWrite, .name = "fs-api-write", .probe = kDriverFsProbe, .targets = true, .fs_api = true,
-     .path_form = true, .expect = rules::fs_api_write, .oracle = oracles::fs_api_write},
+     .path_form = true, .expect = rules::fs_api_write},
     {.klass = C::kFsApiRead, .name = "fs-api-read", .probe = kDriverFsProbe, .targets = true, .fs_api = true,
-     .path_form = true, .expect = rules::fs_api_read, .oracle = oracles::fs_api_read},
-    {.klass = C::kRecon, .name = "recon", .probe = "recon", .expect = rules::recon, .oracle = oracles::recon},
+     .path_form = true, .expect = rules::fs_api_read},
+    {.klass = C::kRecon, .name = "recon", .probe = "recon", .expect = rules::recon},
 };
 
-// Every class has its entry, at its own index, with a name, a probe, an oracle and a rule:
+// Every class has its entry, at its own index, with a name, a probe and a rule:
 // a class added to the enum without one fails to compile here.
 constexpr bool complete() {
   for (std::size_t i = 0; i < std::size(kClasses); ++i) {
     const ClassSpec& s = kClasses[i];
-    if (static_cast<std::size_t>(s.klass) != i || s.name == nullptr || s.probe == nullptr || s.oracle == nullptr) return false;
+    if (static_cast<std::size_t>(s.klass) != i || s.name == nullptr || s.probe == nullptr) return false;
     if (s.expect == nullptr && s.why == nullptr) return false;
     if (s.targets && s.expect == nullptr) return false;  // a class with targets is judged per target
   }
   return true;
 }
 static_assert(std::size(kClasses) == kAttemptClassCount, "every AttemptClass needs its entry in kClasses");
-static_assert(complete(), "kClasses is out of enum order or an entry lacks its name, probe, rule or oracle");
+static_assert(complete(), "kClasses is out of enum order or an entry lacks its name, probe or rule");
 
 }  // namespace
 
 const ClassSpec& class_spec(AttemptClass c) {
   const auto i = static_cast<std::size_t>(c);
-  if (i >= std::size(kClasses)) throw Error("[bad-class] not an attempt class: " + std::to_string(i));
+  if (i >= std::size(kClasses)) throw Error("bad-class", "not an attempt class: " + std::to_string(i));
   return kClasses[i];
 }
 
