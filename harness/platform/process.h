@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,22 +43,17 @@ class Containment {
   // Whether a process in the box may leave it on request (Windows: JOB_OBJECT_LIMIT_BREAKAWAY_OK).
   // Never: the box is the harness's kill net (platform/win/job.cc); POSIX has no such request.
   bool allows_breakaway() const { return false; }
-
-  // Used by run_process in the child between clone and execve (async-signal-safe; posix/vfork_spawn.h).
-  int cgroup_procs_fd() const { return procs_fd_; }
-  // The cgroup's directory, for clone3(CLONE_INTO_CGROUP): the child is born inside (posix/vfork_spawn.h).
-  int cgroup_dir_fd() const { return dir_fd_; }
-  // Windows: the job object HANDLE every run_process with this box is assigned to.
-  void* native_job() const { return job_; }
   const std::string& nonce() const { return nonce_; }
 
+  // The platform's part of the box, defined by the platform layer only (posix/containment.h:
+  // the cgroup and the scan's bookkeeping; win/containment.h: the job object).
+  struct Impl;
+  Impl& impl() { return *impl_; }
+  const Impl& impl() const { return *impl_; }
+
  private:
-  std::string label_;
   std::string nonce_;
-  std::string cgroup_dir_;  // empty when cgroup v2 is unavailable
-  int procs_fd_ = -1;
-  int dir_fd_ = -1;
-  void* job_ = nullptr;  // Windows only: the box is a job object (platform/win/job.h)
+  std::unique_ptr<Impl> impl_;
 };
 
 struct LaunchSpec {

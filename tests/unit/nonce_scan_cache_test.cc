@@ -1,4 +1,4 @@
-// Tests of the nonce scan's memory of processes older than a box (platform/posix/process.cc, old_processes).
+// Tests of the nonce scan's memory of processes older than a box (platform/posix/process_scan.cc, old_processes).
 // A remembered pid is skipped only while the very process behind it lives and started before the box.
 #include <signal.h>
 #include <spawn.h>

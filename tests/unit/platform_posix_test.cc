@@ -34,6 +34,7 @@
 #include "harness/oracle/net_listeners.h"
 #include "harness/platform/netns.h"
 #include "harness/platform/os.h"
+#include "harness/platform/posix/containment.h"
 #include "harness/platform/posix/interrupt_wake.h"
 #include "harness/platform/process.h"
 
@@ -429,11 +430,11 @@ TEST(Containment, NonceScanFallbackKillsDoubleForkedSetsidDaemon) {
   Containment box("test-scan-" + std::to_string(::getpid()), test_nonce("scan"));
   ::unsetenv("BREAKOUT_FORCE_NONCE_SCAN");
   EXPECT_EQ(box.mechanism(), "nonce-scan");
-  EXPECT_EQ(box.cgroup_procs_fd(), -1);
+  EXPECT_EQ(box.impl().cgroup_procs_fd(), -1);
   expect_daemon_killed(box, box.nonce());
 }
 
-// The scan reads only processes started since the box was made (process.cc, nonce_scan):
+// The scan reads only processes started since the box was made (process_scan.cc, nonce_scan):
 // one older than the box, even carrying the nonce, is not the attempt's.
 TEST(Containment, NonceScanSkipsProcessesOlderThanTheBox) {
   const std::string nonce = test_nonce("older");

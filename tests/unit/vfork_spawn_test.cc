@@ -24,6 +24,7 @@
 
 #include "harness/core/error.h"
 #include "harness/platform/posix/clone3_vm.h"
+#include "harness/platform/posix/containment.h"
 #include "harness/platform/posix/unique_fd.h"
 #include "harness/platform/posix/vfork_spawn.h"
 #include "harness/platform/process.h"
@@ -234,7 +235,7 @@ TEST(VforkSpawn, ControllingTtyMakesTheChildASessionLeader) {
 
 TEST(VforkSpawn, ChildJoinsTheContainmentCgroup) {
   Containment box("vfork-spawn-test-" + std::to_string(::getpid()), "vforkspawntestnonce" + std::to_string(::getpid()));
-  if (box.cgroup_procs_fd() < 0)
+  if (box.impl().cgroup_procs_fd() < 0)
     GTEST_SKIP() << "no writable cgroup v2 here (" << box.mechanism() << "); needs root and a cgroup2 mount";
   LaunchSpec spec;
   spec.argv = {"cat", "/proc/self/cgroup"};
@@ -242,7 +243,7 @@ TEST(VforkSpawn, ChildJoinsTheContainmentCgroup) {
   const LaunchResult r = run_process(spec, &box, nullptr);
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_NE(r.out.find("/breakout/vfork-spawn-test-"), std::string::npos) << r.out;
-  if (clone3_vm::available() && box.cgroup_dir_fd() >= 0) {
+  if (clone3_vm::available() && box.impl().cgroup_dir_fd() >= 0) {
     EXPECT_EQ(r.box_join, "clone3-into-cgroup");
   }
 }
@@ -270,8 +271,8 @@ struct SleepPlan {
     plan.exe = "/bin/sleep";
     plan.argv = argv;
     plan.envp = kEnv;
-    plan.cgroup_procs_fd = box.cgroup_procs_fd();
-    plan.cgroup_dir_fd = box.cgroup_dir_fd();
+    plan.cgroup_procs_fd = box.impl().cgroup_procs_fd();
+    plan.cgroup_dir_fd = box.impl().cgroup_dir_fd();
   }
 };
 
@@ -292,7 +293,7 @@ struct KillAndReap {
 TEST(VforkSpawn, Clone3ChildIsInTheBoxCgroupWhenStartReturns) {
   if (!clone3_vm::available()) GTEST_SKIP() << "no clone3 trampoline for this architecture";
   Containment box("vfork-clone3-" + std::to_string(::getpid()), "vforkclone3nonce" + std::to_string(::getpid()));
-  if (box.cgroup_dir_fd() < 0)
+  if (box.impl().cgroup_dir_fd() < 0)
     GTEST_SKIP() << "no writable cgroup v2 here (" << box.mechanism() << "); needs root and a cgroup2 mount";
   SleepPlan p(box);
   vfork_spawn::Child c = vfork_spawn::start(p.plan);
@@ -305,7 +306,7 @@ TEST(VforkSpawn, Clone3ChildIsInTheBoxCgroupWhenStartReturns) {
 // A setup failure on the clone3 path is reported and reaped like on the clone path.
 TEST(VforkSpawn, Clone3PathReportsExecFailureAndLeavesNoZombie) {
   Containment box("vfork-clone3-fail-" + std::to_string(::getpid()), "vforkclone3failnonce" + std::to_string(::getpid()));
-  if (box.cgroup_dir_fd() < 0)
+  if (box.impl().cgroup_dir_fd() < 0)
     GTEST_SKIP() << "no writable cgroup v2 here (" << box.mechanism() << "); needs root and a cgroup2 mount";
   reap_leftovers();
   SleepPlan p(box);
@@ -346,7 +347,7 @@ bool refuse_clone3(int err) {
 TEST(VforkSpawn, Clone3RefusedFallsBackToTheCgroupProcsWrite) {
   if (!clone3_vm::available()) GTEST_SKIP() << "no clone3 trampoline for this architecture";
   Containment box("vfork-fallback-" + std::to_string(::getpid()), "vforkfallbacknonce" + std::to_string(::getpid()));
-  if (box.cgroup_dir_fd() < 0)
+  if (box.impl().cgroup_dir_fd() < 0)
     GTEST_SKIP() << "no writable cgroup v2 here (" << box.mechanism() << "); needs root and a cgroup2 mount";
   const std::string want = box_cgroup(box);
   for (const int err : {ENOSYS, EPERM}) {

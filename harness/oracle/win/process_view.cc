@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/core/text.h"
+#include "harness/platform/win/containment.h"
 #include "harness/platform/win/job.h"
 #include "harness/platform/win/token_info.h"
 #include "harness/platform/win/unique_handle.h"
@@ -98,10 +99,7 @@ std::string image_name(HANDLE process) {
 
 json read_probe_processes(const Containment& box, const std::string& image) {
   json views = json::array();
-  // native_job() is the box's win::JobObject (platform/win/process.cc), not a HANDLE.
-  const auto* box_job = static_cast<const win::JobObject*>(box.native_job());
-  if (box_job == nullptr) return views;
-  HANDLE job = box_job->get();
+  HANDLE job = box.impl().job.get();  // the box's job object (platform/win/containment.h)
   // JOBOBJECT_BASIC_PROCESS_ID_LIST with room for 64 ids (more is a fork bomb, not a probe); the
   // ids follow the two counts, read through a pointer rather than past ProcessIdList[1].
   constexpr DWORD kIds = 64;

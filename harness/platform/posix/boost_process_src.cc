@@ -2,7 +2,7 @@
 //
 // Every TU that includes Boost.Process v2 headers must see the same two macros,
 // or the ODR breaks (process_v2::filesystem would be boost::filesystem in one TU
-// and std::filesystem in another). posix/process.cc defines them identically.
+// and std::filesystem in another). posix/run_process.cc defines them identically.
 #ifndef BOOST_PROCESS_V2_SEPARATE_COMPILATION
 #define BOOST_PROCESS_V2_SEPARATE_COMPILATION 1
 #endif

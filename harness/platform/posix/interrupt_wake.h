@@ -1,9 +1,9 @@
 // A file descriptor that becomes readable, for good, when the flag of install_interrupt_flag is set by a signal.
 //
-// run_process waited for Ctrl-C by waking every 10 ms to look at the flag: one to three
-// wake-ups (an epoll_wait return and two timerfd_settime) per live-fuzzer case. The signal
-// handler now also writes one byte to a pipe that nobody reads, so every epoll waiting on
-// its read end wakes at once (level-triggered), however many run_process calls wait.
+// Why: without it, a run waiting for Ctrl-C must wake every 10 ms to look at the flag (an
+// epoll_wait return and two timerfd_settime each time; docs/fuzzing.md, session 8). The signal
+// handler also writes one byte to a pipe that nobody reads, so every epoll waiting on its read
+// end wakes at once (level-triggered, epoll(7)), however many run_process calls wait.
 #pragma once
 
 #include <atomic>

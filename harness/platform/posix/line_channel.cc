@@ -26,7 +26,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// A pipe whose both ends are CLOEXEC and numbered >= 3 (see process.cc's above_stdio).
+// A pipe whose both ends are CLOEXEC and numbered >= 3 (see run_process.cc's above_stdio).
 std::pair<UniqueFd, UniqueFd> make_pipe() {
   int p[2];
   check(::pipe2(p, O_CLOEXEC) == 0, "pipe2");
@@ -193,7 +193,7 @@ class PosixLineChannel final : public LineChannel {
 
 std::unique_ptr<LineChannel> LineChannel::start(const LaunchSpec& spec, Containment* box, const Limits& limits) {
   // A driver that exits while we write must give us EPIPE, not kill the harness
-  // with SIGPIPE (pipe(7)). Children get default dispositions back (process.cc).
+  // with SIGPIPE (pipe(7)). Children get default dispositions back (vfork_spawn.cc).
   static std::once_flag ignore_sigpipe;
   std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
   return std::make_unique<PosixLineChannel>(spec, box, limits);

@@ -26,6 +26,7 @@
 #include "harness/core/error.h"
 #include "harness/platform/line_splitter.h"
 #include "harness/platform/stderr_tail.h"
+#include "harness/platform/win/containment.h"
 #include "harness/platform/win/job.h"
 #include "harness/platform/win/launch.h"
 #include "harness/platform/win/pipe_reader.h"
@@ -73,7 +74,7 @@ class WinLineChannel final : public LineChannel {
     out_event_ = manual_event();
     stop_stderr_ = manual_event();
     if (box == nullptr) own_job_.emplace(win::JobObject::create());
-    const win::JobObject& job = box != nullptr ? *static_cast<win::JobObject*>(box->native_job()) : *own_job_;
+    const win::JobObject& job = box != nullptr ? box->impl().job : *own_job_;
     win::Child child = win::launch_in_job(spec, job, in.client.get(), out.client.get(), err_reader_.child_end());
     process_ = std::move(child.process);
     pid_ = static_cast<int>(child.pid);

@@ -4,7 +4,7 @@
 //
 // The job is the box (job.h), but a process another process started for the probe (the WMI
 // provider host, the Task Scheduler, explorer: spawn-escape's indirect techniques) is not in
-// it. Such escapees are found the way platform/posix/process.cc's nonce scan finds processes
+// it. Such escapees are found the way platform/posix/process_scan.cc's nonce scan finds processes
 // that left the cgroup: by the nonce in their command line (the attempt hands it to the
 // beater, `--nonce {nonce}`). Windows only (mingw-w64).
 #pragma once

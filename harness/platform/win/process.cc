@@ -1,6 +1,6 @@
 // Windows run_process (CreateProcessW into a job, overlapped pipes, one bounded wait loop) and Containment (a job object).
 //
-// Same contract as platform/posix/process.cc, with these Windows meanings:
+// Same contract as platform/posix/run_process.cc and containment.cc, with these Windows meanings:
 //  * Containment is a job object (job.h). run_process assigns the child to the
 //    box's job, or without a box to a job of its own that dies with the call
 //    (KILL_ON_JOB_CLOSE). Survivors of a run stay in the box's job: live_count()
@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "harness/core/error.h"
+#include "harness/platform/win/containment.h"
 #include "harness/platform/win/job.h"
 #include "harness/platform/win/launch.h"
 #include "harness/platform/win/nonce_scan.h"
@@ -40,8 +41,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-win::JobObject* job_of(void* p) { return static_cast<win::JobObject*>(p); }
-
 DWORD millis_until(Clock::time_point t) {
   const auto now = Clock::now();
   if (t <= now) return 0;
@@ -51,21 +50,20 @@ DWORD millis_until(Clock::time_point t) {
 
 }  // namespace
 
-Containment::Containment(std::string label, std::string nonce) : label_(std::move(label)), nonce_(std::move(nonce)) {
-  job_ = new win::JobObject(win::JobObject::create());
-}
+Containment::Containment(std::string /*label*/, std::string nonce)
+    : nonce_(std::move(nonce)), impl_(new Impl{win::JobObject::create()}) {}
 Containment::~Containment() {
   kill_all();
-  delete job_of(job_);  // closing the last handle kills anything left (KILL_ON_JOB_CLOSE)
+  impl_.reset();  // closing the last handle kills anything left (KILL_ON_JOB_CLOSE)
 }
 int Containment::kill_all() noexcept {
-  if (job_ == nullptr) return 0;
-  int seen = job_of(job_)->terminate_all(2s);
+  if (impl_ == nullptr) return 0;
+  int seen = impl_->job.terminate_all(2s);
   // The second net, as the POSIX nonce scan: processes outside the job carrying the nonce
   // (a beater that WMI, the Task Scheduler or explorer started: nonce_scan.h). Bounded.
   const auto deadline = Clock::now() + 2s;
   for (;;) {
-    const auto pids = win::nonce_scan(nonce_, job_of(job_)->get(), /*kill_them=*/true);
+    const auto pids = win::nonce_scan(nonce_, impl_->job.get(), /*kill_them=*/true);
     seen += static_cast<int>(pids.size());
     if (pids.empty() || Clock::now() >= deadline) break;
     ::Sleep(10);
@@ -73,8 +71,8 @@ int Containment::kill_all() noexcept {
   return seen;
 }
 int Containment::live_count() const {
-  return job_of(job_)->active_processes() +
-         static_cast<int>(win::nonce_scan(nonce_, job_of(job_)->get(), /*kill_them=*/false).size());
+  return impl_->job.active_processes() +
+         static_cast<int>(win::nonce_scan(nonce_, impl_->job.get(), /*kill_them=*/false).size());
 }
 std::string Containment::mechanism() const { return "job object + nonce scan"; }
 
@@ -92,13 +90,13 @@ LaunchResult run_process(const LaunchSpec& spec, Containment* box, const std::at
     UniqueHandle nul(::CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inheritable,
                                    OPEN_EXISTING, 0, nullptr));
     if (!nul) win::throw_last_error("CreateFileW(NUL)");
-    child = win::launch_in_job(spec, box != nullptr ? *job_of(box->native_job()) : *own_job, nul.get(),
+    child = win::launch_in_job(spec, box != nullptr ? box->impl().job : *own_job, nul.get(),
                                out->child_end(), err->child_end());
   } catch (const Error& e) {
     r.start_error = e.what();
     return r;
   }
-  const win::JobObject& job = box != nullptr ? *job_of(box->native_job()) : *own_job;
+  const win::JobObject& job = box != nullptr ? box->impl().job : *own_job;
   out->close_child_end();  // only the child (and what it passes them on to) holds the write ends now
   err->close_child_end();
   r.started = true;
