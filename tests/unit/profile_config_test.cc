@@ -62,6 +62,11 @@ struct TempTree {
   }
 };
 
+std::string find_prefixed(const std::vector<std::string>& argv, const std::string& prefix) {
+  for (const auto& a : argv)
+    if (a.rfind(prefix, 0) == 0) return a.substr(prefix.size());
+  return "";
+}
 
 }  // namespace
 
@@ -97,11 +102,83 @@ TEST(ConfigLiteral, InvalidUtf8IsRefusedNotReplaced) {
   EXPECT_FALSE(literal_format("yaml").has_value());
 }
 
+// srt's whole policy goes into its settings file: writable roots (workspace first), existing
+// denied paths only, hidden caller variables as credentials.envVars deny entries.
+TEST(ProfileConfig, SrtSettingsFileCarriesThePolicy) {
+  TempTree tree(kHostile.substr(0, 9) + " q");  // a quote, backslash and newline in every path
+  const Profile p = load_profile_file(kSpawners / "srt.toml");
+  EXPECT_EQ(p.profile_dir, fs::absolute(kSpawners));
+  EXPECT_EQ(p.requires_tools.front(), (fs::absolute(kSpawners) / "tools/node_modules/.bin/srt").string());
+  Fixture f(tree.root.string());
+  const auto file = expand_config_file(p, f.req);
+  ASSERT_TRUE(file.has_value());
+  EXPECT_EQ(file->first, (spawner_dir_of(f.req.roots) / "srt-settings.json").string());
+  const auto j = nlohmann::json::parse(file->second);
+  EXPECT_EQ(j["filesystem"]["allowWrite"],
+            (std::vector<std::string>{f.req.roots.workspace.string(), f.req.roots.extra.string()}));
+  EXPECT_EQ(j["filesystem"]["denyRead"], std::vector<std::string>{(f.req.roots.home / ".ssh").string()});
+  EXPECT_EQ(j["network"]["allowedDomains"].size(), 0u);
+  // SECRET is the only caller variable neither inherited nor pinned.
+  ASSERT_EQ(j["credentials"]["envVars"].size(), 1u);
+  EXPECT_EQ(j["credentials"]["envVars"][0]["name"], "SECRET");
+  EXPECT_EQ(j["credentials"]["envVars"][0]["mode"], "deny");
+  // The command names the file, and the plan writes it into the spawner's own directory.
+  const auto argv = expand_profile(p, f.req);
+  EXPECT_EQ(argv[std::find(argv.begin(), argv.end(), "--settings") - argv.begin() + 1], file->first);
+  auto s = make_template_spawner(p);
+  const SpawnPlan plan = s->plan(f.req);
+  EXPECT_EQ(plan.scratch_dir, spawner_dir_of(f.req.roots).string());
+  ASSERT_EQ(plan.files.size(), 1u);
+  EXPECT_EQ(plan.files[0], *file);
+  // Outside the judged tree: nothing the tool keeps there is charged to the probe.
+  EXPECT_FALSE(path_within(spawner_dir_of(f.req.roots), f.req.roots.tree));
+}
 
+// Codex takes each -c value as TOML: the writable roots are one element holding one TOML array,
+// the environment filter and pins likewise; a hostile root stays one root.
+TEST(ProfileConfig, CodexLinuxJoinsListsIntoOneTomlElement) {
+  const Profile p = load_profile_file(kSpawners / "codex-linux.toml");
+  Fixture f("/t/" + kHostile);
+  f.policy.network = NetworkMode::kFull;
+  const auto argv = expand_profile(p, f.req);
+  const toml::table roots = toml::parse("v = " + find_prefixed(argv, "sandbox_workspace_write.writable_roots="));
+  ASSERT_TRUE(roots["v"].as_array());
+  ASSERT_EQ(roots["v"].as_array()->size(), 2u);
+  EXPECT_EQ(roots["v"][0].value<std::string>().value_or("?"), f.req.roots.workspace.string());
+  EXPECT_EQ(roots["v"][1].value<std::string>().value_or("?"), f.req.roots.extra.string());
+  const toml::table names = toml::parse("v = " + find_prefixed(argv, "shell_environment_policy.include_only="));
+  ASSERT_EQ(names["v"].as_array()->size(), 3u);  // GIT_TERMINAL_PROMPT, KEEP, PATH (not SECRET)
+  const toml::table set = toml::parse("v = " + find_prefixed(argv, "shell_environment_policy.set="));
+  EXPECT_EQ(set["v"]["GIT_TERMINAL_PROMPT"].value<std::string>().value_or("?"), "0");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "sandbox_workspace_write.network_access=true"), argv.end());
+  EXPECT_EQ(find_prefixed(argv, "CODEX_HOME="), spawner_dir_of(f.req.roots).string());
+  EXPECT_EQ(argv[std::find(argv.begin(), argv.end(), "--") - argv.begin() + 1], "/bin/probe");
+}
 
 // A rule the tool cannot express skips only the executions it decides, with the reason.
 TEST(ProfileConfig, CannotExpressSkipsOnlyTheAffectedExecutions) {
+  auto codex = make_template_spawner(load_profile_file(kSpawners / "codex-linux.toml"));
   Fixture f("/w");
+  const Target secret = parse_target("fs:~/.ssh/id_ed25519");
+  const Target readable = parse_target("fs:~/readable.txt");
+  const auto why = codex->cannot_express_execution(f.policy, AttemptClass::kFsRead, &secret);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("deny_read"), std::string::npos);
+  EXPECT_FALSE(codex->cannot_express_execution(f.policy, AttemptClass::kFsRead, &readable).has_value());
+  EXPECT_FALSE(codex->cannot_express_execution(f.policy, AttemptClass::kFsWrite, &secret).has_value());
+  EXPECT_FALSE(codex->cannot_express_execution(f.policy, AttemptClass::kEnvPinned, nullptr).has_value());
+
+  auto srt = make_template_spawner(load_profile_file(kSpawners / "srt.toml"));
+  const Target pin = parse_target("pin:exact");
+  EXPECT_TRUE(srt->cannot_express_execution(f.policy, AttemptClass::kEnvPinned, &pin).has_value());
+  EXPECT_FALSE(srt->cannot_express_execution(f.policy, AttemptClass::kFsRead, &secret).has_value());
+  Policy no_pins = f.policy;
+  no_pins.env.pinned.clear();
+  EXPECT_FALSE(srt->cannot_express_execution(no_pins, AttemptClass::kEnvPinned, &pin).has_value());
+  Policy full = f.policy;
+  full.network = NetworkMode::kFull;  // the network mode stays a whole-policy skip
+  EXPECT_TRUE(srt->cannot_express_execution(full, AttemptClass::kFsWrite, &secret).has_value());
+
   const Profile limited = parse_profile_text(R"(
 name = "l"
 description = "d"
@@ -183,3 +260,20 @@ TEST(ProfileConfig, RequiresUsesTheSpawnersPath) {
   EXPECT_FALSE(system.has_value());
 }
 
+// The Windows profiles: parsed and expanded only (no Windows host, docs/windows.md).
+TEST(ProfileConfig, SrtWindowsParsesAndExpands) {
+  const Profile p = load_profile_file(kSpawners / "srt-windows.toml");
+  Fixture f("C:/w");
+  const auto argv = expand_profile(p, f.req);
+  EXPECT_EQ(argv[0], "node.exe");
+  EXPECT_NE(argv[1].find("sandbox-runtime/dist/cli.js"), std::string::npos);
+  const auto file = expand_config_file(p, f.req);
+  ASSERT_TRUE(file.has_value());
+  EXPECT_EQ(nlohmann::json::parse(file->second)["filesystem"]["allowWrite"][1], "C:/w/extra");
+  auto s = make_template_spawner(p);
+  Policy lo = f.policy;
+  lo.network = NetworkMode::kLoopback;
+  EXPECT_TRUE(s->cannot_express(lo).has_value());
+  lo.network = NetworkMode::kFull;
+  EXPECT_TRUE(s->cannot_express(lo).has_value());
+}
