@@ -143,7 +143,7 @@ void add_scalars(std::map<std::string, std::string>& vars, const Profile& profil
 }
 
 // "{x:fmt}" -> its literal, for the typed placeholders the profile uses (only those: expansion
-// runs per input in fuzz/policy_model_fuzzer.cc). `scalars` holds the raw scalar values.
+// runs per input in fuzz/policy_model_fuzzer.cc). `vars` already holds the raw scalars.
 void add_typed(std::map<std::string, std::string>& vars, const Profile& profile, const SpawnRequest& r,
                const std::map<std::string, std::string>& visible) {
   for (const auto& ph : profile.typed_used) {
