@@ -75,10 +75,24 @@ def require(sandbox):
             pytest.skip(f"{tool} is not installed (bash ci/setup.sh installs it)")
 
 
+# What the tools themselves leave in /tmp, outside every attempt tree, which breakout does not
+# report or remove yet (issue 18, "the spawner's own residue"): Codex's per-user directories on
+# first use, and srt's sockets and empty mount targets after a spawn killed at the timeout.
+RESIDUE = ("claude-", "srt-mux-", "codex-bwrap-synthetic-mount-targets-", "codex-daemon-")
+
+
+def tool_residue():
+    return {p for p in Path("/tmp").iterdir() if p.name.startswith(RESIDUE)}
+
+
 @pytest.fixture(scope="module", params=sorted(SIGNED))
 def sandbox_run(request, run_breakout):
     require(request.param)
-    return request.param, run_breakout("--spawner", request.param, "--suite", "default", timeout=900)
+    before = tool_residue()
+    run = run_breakout("--spawner", request.param, "--suite", "default", timeout=900)
+    for path in tool_residue() - before:  # only what appeared during this run
+        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    return request.param, run
 
 
 def ids(run, verdict, sandbox):
