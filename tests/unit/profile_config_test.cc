@@ -269,7 +269,9 @@ TEST(ProfileConfig, SrtWindowsParsesAndExpands) {
   EXPECT_NE(argv[1].find("sandbox-runtime/dist/cli.js"), std::string::npos);
   const auto file = expand_config_file(p, f.req);
   ASSERT_TRUE(file.has_value());
-  EXPECT_EQ(nlohmann::json::parse(file->second)["filesystem"]["allowWrite"][1], "C:/w/extra");
+  const auto settings = nlohmann::json::parse(file->second);
+  EXPECT_EQ(settings["filesystem"]["allowWrite"][1], "C:/w/extra");
+  EXPECT_EQ(settings["windows"]["backend"], "srt-win");
   auto s = make_template_spawner(p);
   Policy lo = f.policy;
   lo.network = NetworkMode::kLoopback;
