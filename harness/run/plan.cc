@@ -18,7 +18,7 @@ std::string skip_reason(const Attempt& a, const Policy& p, const std::optional<T
   for (const auto& pl : a.platforms) on_platform = on_platform || pl == o.platform;
   if (!on_platform) return "attempt does not apply to platform " + o.platform;
   if (auto why = spawner.unavailable_reason()) return *why;
-  if (auto why = spawner.cannot_express(p)) return *why;
+  if (auto why = spawner.cannot_express_execution(p, a.klass, target ? &*target : nullptr)) return *why;
   if (needs_sessions(a.klass) && !spawner.has_sessions())
     return "needs a spawner with sessions (boot, exec, shutdown: a driver, docs/drivers.md); " + spawner.name() +
            " runs one command per exec";

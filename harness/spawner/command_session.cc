@@ -1,8 +1,12 @@
 // The session of command-line spawners: no boot, one planned command per exec, no shutdown.
 #include "harness/spawner/spawner.h"
 
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <set>
+
+#include "harness/core/error.h"
 
 namespace breakout {
 
@@ -24,6 +28,7 @@ class CommandSession final : public SpawnSession {
       else with_env.caller_env[name] = value;
     }
     const SpawnPlan plan = spawner_.plan(with_env);
+    prepare(plan);
     LaunchSpec spec = limits;
     spec.argv = plan.argv;
     spec.env = plan.env;
@@ -42,12 +47,42 @@ class CommandSession final : public SpawnSession {
   }
   void shutdown() override {}
 
+  ~CommandSession() override {
+    for (const auto& dir : scratch_) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);  // best effort: a probe may have left it busy
+    }
+  }
+
  private:
+  // The plan's scratch directory and files, before the launch. A file that cannot be
+  // written fails the exec (Error): the tool would otherwise run on a stale or default
+  // config, which is a different policy rather than a weaker one.
+  void prepare(const SpawnPlan& plan) {
+    namespace fs = std::filesystem;
+    if (!plan.scratch_dir.empty()) {
+      std::error_code ec;
+      fs::create_directories(plan.scratch_dir, ec);
+      if (ec) throw Error("cannot create the spawner's directory " + plan.scratch_dir + ": " + ec.message());
+      std::lock_guard lock(mu_);
+      scratch_.insert(plan.scratch_dir);
+    }
+    for (const auto& [path, text] : plan.files) {
+      std::error_code ec;
+      fs::create_directories(fs::path(path).parent_path(), ec);
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << text;
+      out.close();
+      if (!out) throw Error("cannot write the spawner's config file " + path);
+    }
+  }
+
   const Spawner& spawner_;
   Containment* box_;
   const std::atomic<bool>* cancel_;
   mutable std::mutex mu_;
   std::vector<std::string> command_;
+  std::set<std::string> scratch_;
 };
 
 }  // namespace

@@ -26,6 +26,8 @@
 
 #include "harness/core/error.h"
 #include "harness/model/policy.h"
+#include "harness/model/scenario.h"
+#include "harness/model/target.h"
 #include "harness/platform/process.h"
 
 namespace breakout {
@@ -48,6 +50,11 @@ struct SpawnPlan {
   std::vector<std::string> argv;  // what the harness launches
   std::vector<std::string> env;   // "NAME=value" for the launched process
   std::string cwd;
+  // The spawner's own per-attempt directory (template `{spawner_dir}`): created before the
+  // launch, outside the judged tree, removed with everything in it when the session ends.
+  std::string scratch_dir;
+  // Files written (created or replaced) before the launch: a generated config (path, text).
+  std::vector<std::pair<std::string, std::string>> files;
 };
 
 // The sandbox as booted for one attempt. exec may be called from several threads
@@ -89,6 +96,13 @@ class Spawner {
   virtual std::string version() const = 0;                       // "" when unknown
   virtual std::optional<std::string> unavailable_reason() const = 0;  // e.g. tool not installed
   virtual std::optional<std::string> cannot_express(const Policy& policy) const = 0;
+  // The same for one execution: a rule a spawner cannot express may affect only some
+  // attempts (a tool without read denial fails only the reads of denied paths), and the
+  // planner skips just those with the reason. Default: the policy's answer.
+  virtual std::optional<std::string> cannot_express_execution(const Policy& policy, AttemptClass,
+                                                              const Target*) const {
+    return cannot_express(policy);
+  }
   virtual SpawnPlan plan(const SpawnRequest& request) const = 0;
 
   // Boots the sandbox for one attempt (policy and tree from `boot`). Everything

@@ -114,7 +114,9 @@ TEST(Profile, CodexWindowsExpandsWritableRootsAndNetwork) {
   ASSERT_GE(argv.size(), 4u);
   EXPECT_EQ(argv[0], "codex");
   EXPECT_EQ(argv[1], "sandbox");
-  EXPECT_LT(index_of(argv, "sandbox_workspace_write.writable_roots=['C:/w/extra']"), argv.size());
+  // Every root in one TOML array (a -c replaces the whole array, so one -c per root kept only the last).
+  EXPECT_LT(index_of(argv, "sandbox_workspace_write.writable_roots=[\"C:/w/workspace\", \"C:/w/extra\"]"),
+            argv.size());
   EXPECT_LT(index_of(argv, "sandbox_workspace_write.network_access=true"), argv.size());
   EXPECT_EQ(argv[index_of(argv, "--") + 1], "/bin/probe");
   auto s = make_template_spawner(p);
