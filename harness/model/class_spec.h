@@ -19,6 +19,10 @@ namespace breakout {
 // Which fs rule a path-target class is judged by (expect_fs, paths::classify).
 enum class FsRule { kNone, kWrite, kRead };
 
+// The policy field an attempt's expectation is decided by: a spawner that cannot express
+// that field skips the class's executions it decides (Spawner::cannot_express_execution).
+enum class PolicyField { kNone, kWritable, kDenyRead, kNetwork, kEnvInherit, kEnvPinned };
+
 // What the schema demands of an attempt's timeout_ms.
 enum class TimeoutRule { kAny, kFinite, kNone };
 
@@ -44,6 +48,7 @@ struct ClassSpec {
   bool fs_api = false;      // the spawner's own fs API; no probe runs
   bool path_form = false;   // `param` names a path form (model/path_form.h)
   FsRule fs = FsRule::kNone;
+  PolicyField decided_by = PolicyField::kNone;
   TimeoutRule timeout = TimeoutRule::kAny;
   const char* params = nullptr;     // "i386|x32": the only values `param` may take (nullptr: any)
   const char* host_noun = nullptr;  // host-object classes: what no policy grants ("processes")

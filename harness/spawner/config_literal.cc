@@ -41,7 +41,7 @@ std::string literal_string(LiteralFormat f, std::string_view s) {
   out.reserve(s.size() + 2);
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t n = utf8_length(s, i);
-    if (n == 0) throw Error("[bad-literal] not valid UTF-8, cannot be a " + std::string(f == LiteralFormat::kJson ? "JSON" : "TOML") + " string");
+    if (n == 0) throw Error("bad-literal", "not valid UTF-8, cannot be a " + std::string(f == LiteralFormat::kJson ? "JSON" : "TOML") + " string");
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c == '"' || c == '\\') {
       out += '\\';

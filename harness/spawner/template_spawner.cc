@@ -11,6 +11,7 @@
 #include "harness/core/error.h"
 #include "harness/core/text.h"
 #include "harness/core/toml_schema.h"
+#include "harness/model/class_spec.h"
 #include "harness/model/expectation.h"
 #include "harness/platform/os.h"
 #include "harness/platform/process.h"
@@ -220,9 +221,7 @@ std::optional<std::string> find_for_spawner(const std::string& tool) {
   }
 }
 
-bool reads_a_path(AttemptClass k) {
-  return k == AttemptClass::kFsRead || k == AttemptClass::kFsApiRead || k == AttemptClass::kRealHomeRead;
-}
+PolicyField decided_by(AttemptClass k) { return class_spec(k).decided_by; }
 
 class TemplateSpawner final : public Spawner {
  public:
@@ -264,11 +263,11 @@ class TemplateSpawner final : public Spawner {
     if (auto why = cannot_express(policy)) return why;
     const auto& c = profile_.cannot;
     const auto denied = [&] { return expect(klass, target, policy, placeholder_roots()).value == Expected::kDenied; };
-    if (!c.deny_read.empty() && !policy.deny_read.empty() && reads_a_path(klass) && denied())
+    if (!c.deny_read.empty() && !policy.deny_read.empty() && decided_by(klass) == PolicyField::kDenyRead && denied())
       return profile_.name + " cannot express deny_read: " + c.deny_read;
-    if (!c.env_filter.empty() && klass == AttemptClass::kEnvLeak && denied())
+    if (!c.env_filter.empty() && decided_by(klass) == PolicyField::kEnvInherit && denied())
       return profile_.name + " cannot hide caller variables: " + c.env_filter;
-    if (!c.env_pinned.empty() && klass == AttemptClass::kEnvPinned && !policy.env.pinned.empty())
+    if (!c.env_pinned.empty() && decided_by(klass) == PolicyField::kEnvPinned && !policy.env.pinned.empty())
       return profile_.name + " cannot pin variables: " + c.env_pinned;
     return std::nullopt;
   }
