@@ -51,19 +51,17 @@ SIGNED = {
     },
     "srt": {
         "tools": [SRT, "bwrap", "socat", "rg"],
-        "escapes": set(),
+        # Real: srt's bubblewrap watches a /bin/sh -c that survives the caller's SIGKILL, so the
+        # signal-ignoring tree lives on (docs/spawners.md has the by-hand reproduction). It used to
+        # read as "error" when srt's 2-4 s start-up outlasted the attempt's 1.5 s timeout; the
+        # timeout-kill oracle now raises the timeout until the probe started (test_timeout_scaling.py).
+        "escapes": {"lifetime.timeout-tree-kill@workspace-write"},
         "overblocks": UNIX_CONTROL_OVERBLOCKS,
         "errors": UNIX_CONTROL_ERRORS,
         "declared": {"srt cannot express network = full": 87, "srt cannot pin variables": 5},
     },
 }
 
-# A judging mistake, not the sandbox: lifetime.timeout-tree-kill asks for a fixed 1.5 s timeout
-# (scenarios/attempts/lifetime.toml) and srt takes 2-4 s to start its proxies and bubblewrap here,
-# so the spawner is usually killed before the probe's heartbeat starts ("error"), and on an idle
-# machine the surviving tree shows ("escape": srt's bwrap watches a /bin/sh -c that outlives the
-# SIGKILL). Either outcome is accepted; a pass would mean the tree died, which it does not.
-FLAKY = {"srt": {"lifetime.timeout-tree-kill@workspace-write": {"error", "escape"}}}
 
 
 def require(sandbox):
@@ -96,8 +94,7 @@ def sandbox_run(request, run_breakout):
 
 
 def ids(run, verdict, sandbox):
-    flaky = FLAKY.get(sandbox, {})
-    return {a["id"] for a in run.by_verdict(verdict) if a["id"] not in flaky}
+    return {a["id"] for a in run.by_verdict(verdict)}
 
 
 def test_ran_the_real_tool(sandbox_run):
@@ -119,13 +116,6 @@ def test_overblocks_and_errors_are_the_signed_ones(sandbox_run):
     assert ids(run, "overblock", sandbox) == SIGNED[sandbox]["overblocks"], run.explain(run.by_verdict("overblock"))
     assert ids(run, "error", sandbox) == SIGNED[sandbox]["errors"], run.explain(run.by_verdict("error"))
     assert not run.by_verdict("broken"), run.explain(run.by_verdict("broken"))
-
-
-def test_flaky_executions_never_pass(sandbox_run):
-    sandbox, run = sandbox_run
-    for exec_id, allowed in FLAKY.get(sandbox, {}).items():
-        [a] = [a for a in run.attempts if a["id"] == exec_id]
-        assert a["verdict"] in allowed, f"{exec_id}: {a['verdict']}: {a['reason']}"
 
 
 def test_declared_limitations_are_skips_with_the_profiles_reason(sandbox_run):

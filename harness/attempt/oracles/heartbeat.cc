@@ -21,6 +21,33 @@ class Heartbeat final : public Oracle {
     if (technique_of(s.attempt()) == "schtasks") task_.emplace("breakout-" + s.tag());
   }
 
+  // timeout-kill asks for a fixed timeout (1.5 s in lifetime.toml), but a spawner's start-up is
+  // its own: srt starts its proxies and bubblewrap in 2-4 s on two loaded cores, Codex in 1-1.3 s.
+  // Killed before the probe's beater started, the spawner was never tested on the tree kill; so
+  // the timeout is doubled (at most twice) until the beater has started before it fires. Each
+  // round beats into its own file and is in the evidence; what a killed round left stays in the
+  // box and is killed with the rest after judging.
+  LaunchResult exec(Scene& s, SpawnSession* session) override {
+    if (!until_timeout_) return Oracle::exec(s, session);
+    nlohmann::json rounds = nlohmann::json::array();
+    for (int round = 0;; ++round) {
+      const LaunchResult run = Oracle::exec(s, session);
+      const bool started = count_lines(s.io.heartbeat) != 0;
+      rounds.push_back({{"timeout_ms", s.limits.timeout->count()}, {"timed_out", run.timed_out}, {"beater_started", started}});
+      if (started || !run.timed_out || round == kMaxRaises) {
+        if (round != 0) s.rec.evidence["timeout_rounds"] = rounds;
+        return run;
+      }
+      // The next round beats into a file of its own: what the killed round left may still start.
+      const std::string last = s.io.heartbeat.string();
+      s.io.heartbeat += "-r" + std::to_string(round + 1);
+      for (auto& a : s.request.probe_argv)
+        if (a == last) a = s.io.heartbeat.string();
+      s.limits.timeout = *s.limits.timeout * 2;
+      if (s.request.timeout) s.request.timeout = *s.request.timeout * 2;
+    }
+  }
+
   Observation observe(Scene& s, const LaunchResult& run) override {
     const RunContext& ctx = s.ctx;
     const Containment& box = s.box;
@@ -43,6 +70,9 @@ class Heartbeat final : public Oracle {
       // sandbox's, so nothing is learnt about the sandbox (docs/windows.md, job escape).
       o.not_applicable = "the beater never started, and the harness's own job (" + box.mechanism() +
                          ") refuses breakaway: the refusal cannot be told from the sandbox's";
+    else if (at_return == 0 && until_timeout_ && run.timed_out)
+      o.in_run_control = "the spawner was killed at the timeout (" + std::to_string(s.limits.timeout->count()) +
+                         " ms, raised from the attempt's) before the probe's heartbeat started: its start-up is slower";
     else if (at_return == 0) o.in_run_control = "the heartbeat never started (probe broken, or the sandbox blocked the workspace)";
     else if (until_timeout_ && !run.timed_out)
       o.in_run_control = "the probe did not hang until the timeout (spawner returned first)";
@@ -60,6 +90,7 @@ class Heartbeat final : public Oracle {
   }
 
  private:
+  static constexpr int kMaxRaises = 2;  // 1.5 s -> 3 s -> 6 s
   bool until_timeout_;
   std::optional<ScheduledTaskGuard> task_;
 };
