@@ -18,14 +18,14 @@ bool tree_already_judged(const Execution& ex, const Observation& seen) {
 }
 
 // Outside the writable roots, less the files a harness-owned host object writes itself.
-std::vector<FsChange> changes_outside(const Execution& ex, const AttemptTree& tree, const Snapshot& before_exec,
+std::vector<FsChange> changes_outside(const AttemptTree& tree, const ResolvedPolicy& policy, const Snapshot& before_exec,
                                       const AttemptIo& io, const Observation& seen) {
   std::vector<FsChange> outside;
   if (seen.outside_changes) {
     outside = *seen.outside_changes;
   } else {
     Snapshot after = take_snapshot(tree.roots().tree);
-    outside = WritableRoots(tree, resolve(*ex.policy, tree.roots())).outside(diff_snapshots(before_exec, after));
+    outside = WritableRoots(tree, policy).outside(diff_snapshots(before_exec, after));
     tree.keep_after_snapshot(std::move(after));
   }
   // A changed link count alone is a second name made or removed elsewhere (the hard-link path
@@ -55,10 +55,11 @@ std::vector<std::string> denied_listeners_reached(const Execution& ex, const Att
 
 }  // namespace
 
-std::optional<Collateral> collateral_escape(const Execution& ex, const AttemptTree& tree, const Snapshot& before_exec,
-                                            const AttemptIo& io, const RunContext& ctx, const Observation& seen) {
+std::optional<Collateral> collateral_escape(const Execution& ex, const AttemptTree& tree, const ResolvedPolicy& policy,
+                                            const Snapshot& before_exec, const AttemptIo& io, const RunContext& ctx,
+                                            const Observation& seen) {
   std::vector<FsChange> outside;
-  if (!tree_already_judged(ex, seen)) outside = changes_outside(ex, tree, before_exec, io, seen);
+  if (!tree_already_judged(ex, seen)) outside = changes_outside(tree, policy, before_exec, io, seen);
   const std::vector<std::string> listeners = denied_listeners_reached(ex, tree, io, ctx);
   if (outside.empty() && listeners.empty()) return std::nullopt;
   Collateral c;

@@ -24,7 +24,8 @@ struct Collateral {
 
 // `before_exec` is the snapshot the probe is judged against (after boot); `seen` the class
 // oracle's observation (its own look at the tree is reused where it made one).
-std::optional<Collateral> collateral_escape(const Execution& ex, const AttemptTree& tree, const Snapshot& before_exec,
-                                            const AttemptIo& io, const RunContext& ctx, const Observation& seen);
+std::optional<Collateral> collateral_escape(const Execution& ex, const AttemptTree& tree, const ResolvedPolicy& policy,
+                                            const Snapshot& before_exec, const AttemptIo& io, const RunContext& ctx,
+                                            const Observation& seen);
 
 }  // namespace breakout

@@ -84,13 +84,13 @@ std::vector<std::string> find_token(const std::string& token, const LaunchResult
   return where;
 }
 
-Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const Snapshot& before,
-                              const AttemptIo& io) {
+Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const ResolvedPolicy& policy,
+                              const Snapshot& before, const AttemptIo& io) {
   Observation o;
   Snapshot after = take_snapshot(tree.roots().tree);
   const auto changes = diff_snapshots(before, after);
   tree.keep_after_snapshot(std::move(after));  // a tree pool restores from it (tree.h)
-  const WritableRoots writable(tree, resolve(*ex.policy, tree.roots()));
+  const WritableRoots writable(tree, policy);
   const std::string target_rel = relative_to_tree(io.target_path, tree);
 
   o.outside_changes.emplace();

@@ -80,7 +80,8 @@ class WritableRoots {
 nlohmann::json describe_change(const FsChange& c);
 
 // Snapshot diff judged against the writable roots (fs-write and everything that writes).
-Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const Snapshot& before, const AttemptIo& io);
+Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const ResolvedPolicy& policy,
+                              const Snapshot& before, const AttemptIo& io);
 
 // Where `token` shows up: stdout, stderr and every file of the tree but `own_file`.
 std::vector<std::string> find_token(const std::string& token, const LaunchResult& run, const AttemptTree& tree,

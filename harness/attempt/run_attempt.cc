@@ -16,7 +16,7 @@ namespace {
 // The class oracle's observation against the expectation, and any escape besides it
 // (collateral.h): that one wins over a pass, whatever the execution's role.
 void judge_into(Scene& s, const Oracle& oracle, const Observation& seen) {
-  const auto besides = oracle.collateral() ? collateral_escape(s.ex, s.tree, s.window(), s.io, s.ctx, seen) : std::nullopt;
+  const auto besides = oracle.collateral() ? collateral_escape(s.ex, s.tree, s.request.resolved, s.window(), s.io, s.ctx, seen) : std::nullopt;
   s.rec.evidence.update(seen.evidence);
   Judgement j = seen.not_applicable ? Judgement{Verdict::kSkip, *seen.not_applicable}
                                     : judge(s.ex.expectation.value, seen.effect, seen.summary, seen.in_run_control);

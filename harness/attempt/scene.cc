@@ -88,15 +88,15 @@ Scene::Scene(const Execution& e, const RunContext& c, AttemptRecord& r)
       real_canaries(real_home_canaries(e, c, nonce)),
       tree(c.work_root, e.index, nonce, real_home_of(e, c), c.tree_pool),
       box("a" + std::to_string(e.index) + "-" + nonce.substr(0, 8), nonce) {
+  request.policy = ex.policy;
+  request.roots = tree.roots();
+  request.resolved = resolve(*ex.policy, tree.roots());  // once: every oracle reads this one
   request.caller_env = caller_env(ex, tree, nonce, &env_tokens);
   const std::string env_token = ex.target && ex.target->kind == TargetKind::kEnvVar ? env_tokens[ex.target->value] : "";
   io = prepare_io(ex, tree, ctx, nonce, env_token);
 }
 
 void Scene::compose() {
-  request.policy = ex.policy;
-  request.roots = tree.roots();
-  request.resolved = resolve(*ex.policy, tree.roots());
   request.probe_argv = probe_argv(ex, tree, io, ctx);
   request.cwd = io.cwd.string();
   request.timeout = requested_timeout(ex);

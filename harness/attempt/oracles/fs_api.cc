@@ -27,7 +27,7 @@ class FsApi final : public Oracle {
         s.ex.expectation.value != Expected::kDenied)
       return;
     bool secret = false;
-    for (const auto& d : resolve(*s.ex.policy, s.tree.roots()).deny_read) secret = secret || path_within(s.io.target_path, d);
+    for (const auto& d : s.request.resolved.deny_read) secret = secret || path_within(s.io.target_path, d);
     if (!secret)
       throw NothingToAttempt("path form hard-link reads a deny_read file only: a link to any other file puts it in the workspace");
   }
@@ -50,7 +50,7 @@ class FsApi final : public Oracle {
   Observation observe(Scene& s, const LaunchResult&) override {
     Observation o;
     if (write_) {
-      o = observe_fs_change(s.ex, s.tree, s.window(), s.io);
+      o = observe_fs_change(s.ex, s.tree, s.request.resolved, s.window(), s.io);
     } else {
       check(!s.io.target_token.empty(), "fs-api-read needs a canary target (" + s.io.target_path.string() + " is none)");
       const bool seen = content_.find(s.io.target_token) != std::string::npos;

@@ -16,7 +16,7 @@ constexpr int kLeakedDirFd = 5;
 class PlainWrite : public Oracle {
  public:
   Observation observe(Scene& s, const LaunchResult&) override {
-    return observe_fs_change(s.ex, s.tree, s.window(), s.io);
+    return observe_fs_change(s.ex, s.tree, s.request.resolved, s.window(), s.io);
   }
 };
 
