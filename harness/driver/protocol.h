@@ -33,11 +33,16 @@ class ProtocolError : public Error {
   using Error::Error;
 };
 
+// How a failure answer reads: "driver answered <code>: <message>".
+inline std::string failure_text(const std::string& code, const std::string& message) {
+  return "driver answered " + code + ": " + message;
+}
+
 // {"ok": false, "error": {...}}: the driver refused or failed a request.
 class DriverFailure : public Error {
  public:
   DriverFailure(std::string code, const std::string& message)
-      : Error("driver answered " + code + ": " + message), code(std::move(code)) {}
+      : Error(failure_text(code, message)), code(std::move(code)) {}
   std::string code;
 };
 

@@ -93,9 +93,9 @@ std::unique_ptr<SpawnSession> Spawner::open(const SpawnRequest&, const LaunchSpe
 }
 
 // Only drivers with capability fs have a file API; the planner skips fs-api attempts elsewhere.
-void SpawnSession::write_file(const std::string&, const std::string&) {
+FsAnswer SpawnSession::write_file(const std::string&, const std::string&) {
   throw Error("no-fs-api", "this spawner has no file-system API");
 }
-std::string SpawnSession::read_file(const std::string&) { throw Error("no-fs-api", "this spawner has no file-system API"); }
+FsAnswer SpawnSession::read_file(const std::string&) { throw Error("no-fs-api", "this spawner has no file-system API"); }
 
 }  // namespace breakout

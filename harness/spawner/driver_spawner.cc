@@ -110,11 +110,11 @@ class DriverSession final : public SpawnSession {
 
   std::vector<std::string> command_line() const override { return settings_.argv; }
 
-  // Capability fs: a refusal (ok false) is FsRefused, a protocol violation or timeout stays Error.
-  void write_file(const std::string& path, const std::string& content) override {
-    fs_call("write_file", [&](long long id) { return driver::write_file_request(id, session_, path, content); });
+  // Capability fs: a refusal (ok false) is an answer, a protocol violation or timeout stays Error.
+  FsAnswer write_file(const std::string& path, const std::string& content) override {
+    return fs_call("write_file", [&](long long id) { return driver::write_file_request(id, session_, path, content); });
   }
-  std::string read_file(const std::string& path) override {
+  FsAnswer read_file(const std::string& path) override {
     return fs_call("read_file", [&](long long id) { return driver::read_file_request(id, session_, path); });
   }
 
@@ -144,13 +144,10 @@ class DriverSession final : public SpawnSession {
 
  private:
   template <typename MakeRequest>
-  std::string fs_call(const char* op, MakeRequest make) {
+  FsAnswer fs_call(const char* op, MakeRequest make) {
     driver::Response r = conn_->call(op, make, settings_.exec_grace);
-    try {
-      return std::string(op) == "read_file" ? driver::parse_read_file(r) : (driver::expect_ok(r), std::string());
-    } catch (const driver::DriverFailure& e) {
-      throw FsRefused(e.what());
-    }
+    if (!r.ok) return {driver::failure_text(r.error_code, r.error_message), ""};
+    return {std::nullopt, std::string(op) == "read_file" ? driver::parse_read_file(r) : std::string()};
   }
 
   const DriverSettings& settings_;

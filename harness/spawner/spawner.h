@@ -57,6 +57,13 @@ struct SpawnPlan {
   std::vector<std::pair<std::string, std::string>> files;
 };
 
+// What the spawner's file API answered to one request. A refusal (driver `ok: false`) is a
+// sandbox's expected answer, "the op did not happen", so it is a value; a broken driver throws.
+struct FsAnswer {
+  std::optional<std::string> refusal;  // set when refused: the driver's code and message
+  std::string content;                 // read_file's bytes, when it was done
+};
+
 // The sandbox as booted for one attempt. exec may be called from several threads
 // at once when the spawner allows concurrent execs.
 class SpawnSession {
@@ -76,16 +83,10 @@ class SpawnSession {
   // The spawner's own side of the story (driver stderr, protocol notes); displayed only.
   virtual nlohmann::json evidence() const { return nlohmann::json::object(); }
   // The spawner's own file API (driver capability `fs`, docs/drivers.md): write or
-  // read a host file on the sandbox's behalf. A refusal throws FsRefused; anything
-  // else that goes wrong (no API, a broken driver) throws Error.
-  virtual void write_file(const std::string& path, const std::string& content);
-  virtual std::string read_file(const std::string& path);
-};
-
-// The spawner answered an fs request with a refusal (driver `ok: false`): the op did not happen.
-class FsRefused : public Error {
- public:
-  using Error::Error;
+  // read a host file on the sandbox's behalf. A refusal is an answer (FsAnswer::refusal);
+  // anything else that goes wrong (no API, a broken driver) throws Error.
+  virtual FsAnswer write_file(const std::string& path, const std::string& content);
+  virtual FsAnswer read_file(const std::string& path);
 };
 
 class Spawner {

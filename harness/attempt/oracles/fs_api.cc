@@ -36,14 +36,11 @@ class FsApi final : public Oracle {
   LaunchResult exec(Scene& s, SpawnSession* session) override {
     check(session != nullptr, "no session to ask");
     api_ = {{"op", write_ ? "write_file" : "read_file"}, {"path", printable_excerpt(s.io.target_spec, 1024)}};
-    try {
-      if (write_) session->write_file(s.io.target_spec, "breakout-" + s.io.nonce + "\n");
-      else content_ = session->read_file(s.io.target_spec);
-      api_["answer"] = "ok";
-    } catch (const FsRefused& e) {
-      api_["answer"] = "refused";
-      api_["refusal"] = printable_excerpt(e.what(), 512);
-    }
+    const FsAnswer answer = write_ ? session->write_file(s.io.target_spec, "breakout-" + s.io.nonce + "\n")
+                                   : session->read_file(s.io.target_spec);
+    content_ = answer.content;
+    api_["answer"] = answer.refusal ? "refused" : "ok";
+    if (answer.refusal) api_["refusal"] = printable_excerpt(*answer.refusal, 512);
     return {};
   }
 
