@@ -132,8 +132,8 @@ std::optional<std::string> unix_listener_address(const std::string& endpoint, co
 
 // The fs target in the attempt's path form (param). A form that reaches another
 // host object than the target (sibling-prefix) must leave the expectation as it
-// is, or the attempt would test something it does not say.
-void aim_at_path(const Execution& ex, const AttemptTree& tree, AttemptIo* io) {
+// is, or the attempt would test something it does not say: then it does not apply.
+std::optional<Skip> aim_at_path(const Execution& ex, const AttemptTree& tree, AttemptIo* io) {
   // Real-host targets name their canaries by the attempt's tag (real_home.h).
   const std::string where = needs_real_home(ex.attempt->klass)
                                 ? substitute_placeholders(ex.target->value, {{"{tag}", io->nonce.substr(0, 8)}})
@@ -144,19 +144,23 @@ void aim_at_path(const Execution& ex, const AttemptTree& tree, AttemptIo* io) {
     const auto form = path_form_from(ex.attempt->param);
     if (!form) throw Error("bad-form", "unknown path form '" + ex.attempt->param + "'");
     const bool by_driver = is_fs_api(ex.attempt->klass);  // the driver stands in the harness's cwd
-    const SpelledPath p = spell(*form, io->target_path, tree, io->nonce.substr(0, 8),
-                                by_driver ? fs::current_path() : io->cwd, by_driver);
+    SpelledPath p;
+    if (auto skip = take(spell(*form, io->target_path, tree, io->nonce.substr(0, 8),
+                               by_driver ? fs::current_path() : io->cwd, by_driver),
+                         p))
+      return skip;
     if (p.host != io->target_path) {
       const Target there{TargetKind::kPath, "fs:" + p.host.string(), p.host.string()};
       if (expect(ex.attempt->klass, &there, *ex.policy, tree.roots()).value != ex.expectation.value)
-        throw NothingToAttempt(std::string("path form ") + to_string(*form) + " reaches " + p.host.filename().string() +
-                               ", which the policy judges differently from the target");
+        return Skip{std::string("path form ") + to_string(*form) + " reaches " + p.host.filename().string() +
+                    ", which the policy judges differently from the target"};
     }
     io->target_path = p.host;
     io->target_spec = p.spelled;
     io->target_token = p.token;
   }
   if (io->target_token.empty()) io->target_token = tree.token_of(io->target_path);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -178,8 +182,8 @@ std::size_t count_lines(const fs::path& p) {
   return n;
 }
 
-AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunContext& ctx, const std::string& nonce,
-                     const std::string& env_token) {
+OrSkip<AttemptIo> prepare_io(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
+                             const std::string& nonce, const std::string& env_token) {
   AttemptIo io;
   io.nonce = nonce;
   const std::string tag = nonce.substr(0, 8);
@@ -191,7 +195,7 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
   if (ex.target) {
     switch (ex.target->kind) {
       case TargetKind::kPath:
-        aim_at_path(ex, tree, &io);
+        if (auto skip = aim_at_path(ex, tree, &io)) return *skip;
         break;
       case TargetKind::kEndpoint:
         if (auto path = unix_listener_address(ex.target->value, tree, nonce)) {
@@ -200,8 +204,8 @@ AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunCont
           io.target_spec = ex.target->value == "ssh-agent" ? "env-unix:SSH_AUTH_SOCK" : io.unix_listener->spec();
         } else if (ex.target->value == "real-external") {
           if (!ctx.remote)
-            throw NothingToAttempt("needs --real-host-endpoint ADDR:PORT of a `breakout listen` you run outside "
-                                   "(docs/real-host.md): without a listener there, nothing outside could judge it");
+            return Skip{"needs --real-host-endpoint ADDR:PORT of a `breakout listen` you run outside "
+                        "(docs/real-host.md): without a listener there, nothing outside could judge it"};
           io.target_spec = ctx.remote->spec();
         } else {
           auto endpoint = ctx.listeners->endpoint(ex.target->value);

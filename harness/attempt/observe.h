@@ -13,6 +13,7 @@
 
 #include "harness/attempt/record.h"
 #include "harness/attempt/run_context.h"
+#include "harness/attempt/skip.h"
 #include "harness/attempt/tree.h"
 #include "harness/oracle/fs_snapshot.h"
 #include "harness/oracle/host_objects.h"
@@ -48,9 +49,10 @@ nlohmann::json parse_probe_report(const std::string& out);
 std::string technique_of(const Attempt& a);
 
 // Creates the per-attempt io aimed at the target (listener sockets, host objects, the path in
-// its form); throws Error, or NothingToAttempt when a path form does not apply.
-AttemptIo prepare_io(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
-                     const std::string& nonce, const std::string& env_token);
+// its form); a Skip when the target cannot be aimed at here (a path form that does not apply,
+// real-external without --real-host-endpoint); throws Error when something fails.
+OrSkip<AttemptIo> prepare_io(const Execution& ex, const AttemptTree& tree, const RunContext& ctx,
+                             const std::string& nonce, const std::string& env_token);
 
 struct Observation {
   Effect effect = Effect::kUnknown;

@@ -9,9 +9,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "harness/attempt/observe.h"
 #include "harness/attempt/scene.h"
+#include "harness/attempt/skip.h"
 
 namespace breakout {
 
@@ -19,14 +21,16 @@ class Oracle {
  public:
   virtual ~Oracle() = default;
   // Before the host snapshot: what the class needs besides the generic io (a cwd to
-  // create, leaked fds, a capture bound, planted marks, a guard to remove later).
-  virtual void prepare(Scene&) {}
+  // create, leaked fds, a capture bound, planted marks, a guard to remove later). A Skip
+  // when the attempt does not apply here (skip.h): nothing boots then.
+  virtual std::optional<Skip> prepare(Scene&) { return std::nullopt; }
   // Boots the sandbox. Default: the spawner's open(), and for spawners with sessions a
   // second snapshot after boot so its own setup is recorded, not charged to the probe
   // (setup_record.h). May return null for a class that boots by itself in exec().
   virtual std::unique_ptr<SpawnSession> open(Scene& scene);
-  // After boot, before the probe: learn pins, start watching.
-  virtual void before_exec(Scene&, SpawnSession*) {}
+  // After boot, before the probe: learn pins, start watching. A Skip when what was learnt
+  // leaves nothing to attempt (no pinned variable): the probe does not run.
+  virtual std::optional<Skip> before_exec(Scene&, SpawnSession*) { return std::nullopt; }
   // The probe's run. Default: one exec, recorded; an interrupted or unstarted exec throws.
   virtual LaunchResult exec(Scene& scene, SpawnSession* session);
   // The host's evidence: what happened, judged by judge() against the expectation.

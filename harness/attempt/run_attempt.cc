@@ -4,6 +4,7 @@
 #include "harness/attempt/collateral.h"
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/scene.h"
+#include "harness/attempt/skip.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
 
@@ -26,6 +27,28 @@ void judge_into(Scene& s, const Oracle& oracle, const Observation& seen) {
   }
   s.rec.verdict = j.verdict;
   s.rec.reason = j.reason;
+}
+
+// The steps in order. A step that finds the attempt does not apply here (skip.h) ends it
+// with its Skip: what was built is removed on the way out, as for a failure (RAII).
+std::optional<Skip> run_steps(const Execution& ex, const RunContext& ctx, AttemptRecord& rec) {
+  check(!(ctx.cancel && ctx.cancel->load()), "interrupted before start");
+  if (auto skip = scene_unavailable(ex, ctx)) return skip;                  // 1. --real-host where needed,
+  Scene scene(ex, ctx, rec);                                                //    tree, caller env,
+  if (auto skip = scene.aim()) return skip;                                 //    io at the target
+  const auto oracle = make_oracle_for(ex.attempt->klass);                   //    the class's oracle (oracle_table.cc)
+  if (auto skip = oracle->prepare(scene)) return skip;                      // 2. what the class needs besides
+  scene.compose();                                                          // 3. probe command, the exec's bounds
+  scene.snapshot_before();                                                  // 4. host before
+  const auto session = oracle->open(scene);                                 // 5. boot (its own setup recorded)
+  if (auto skip = oracle->before_exec(scene, session.get())) return skip;   // 6. pins, watches
+  const LaunchResult run = oracle->exec(scene, session.get());              // 7. spawn, drain, wait
+  const Observation seen = oracle->observe(scene, run);                     // 8. outside evidence
+  judge_into(scene, *oracle, seen);                                         // 9. verdict, and escapes besides
+  oracle->end(scene, session.get());                                        // 10. shut down
+  rec.evidence["killed_after_judging"] = scene.box.kill_all();              // 11. clean up (RAII removes the rest)
+  oracle->clean_up(scene);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -51,30 +74,17 @@ AttemptRecord describe(const Execution& ex) {
 
 AttemptRecord run_attempt(const Execution& ex, const RunContext& ctx) {
   AttemptRecord rec = describe(ex);
-  if (!ex.skip_reason.empty()) {
+  if (!ex.skip_reason.empty()) {  // the planner's: nothing was built
     rec.verdict = Verdict::kSkip;
     rec.reason = ex.skip_reason;
     return rec;
   }
   const auto started = Clock::now();
   try {
-    check(!(ctx.cancel && ctx.cancel->load()), "interrupted before start");
-    Scene scene(ex, ctx, rec);                                     // 1. tree, caller env, io at the target
-    const auto oracle = make_oracle_for(ex.attempt->klass);        //    the class's oracle (oracle_table.cc)
-    oracle->prepare(scene);                                        // 2. what the class needs besides
-    scene.compose();                                               // 3. probe command, the exec's bounds
-    scene.snapshot_before();                                       // 4. host before
-    const auto session = oracle->open(scene);                      // 5. boot (its own setup recorded)
-    oracle->before_exec(scene, session.get());                     // 6. pins, watches
-    const LaunchResult run = oracle->exec(scene, session.get());   // 7. spawn, drain, wait
-    const Observation seen = oracle->observe(scene, run);          // 8. outside evidence
-    judge_into(scene, *oracle, seen);                              // 9. verdict, and escapes besides
-    oracle->end(scene, session.get());                             // 10. shut down
-    rec.evidence["killed_after_judging"] = scene.box.kill_all();   // 11. clean up (RAII removes the rest)
-    oracle->clean_up(scene);
-  } catch (const NothingToAttempt& e) {
-    rec.verdict = Verdict::kSkip;
-    rec.reason = printable_excerpt(e.what(), 2048);
+    if (const auto skip = run_steps(ex, ctx, rec)) {
+      rec.verdict = Verdict::kSkip;
+      rec.reason = printable_excerpt(skip->reason, 2048);
+    }
   } catch (const std::exception& e) {
     rec.verdict = Verdict::kError;
     rec.reason = printable_excerpt(e.what(), 2048);

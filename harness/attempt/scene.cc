@@ -10,14 +10,11 @@ namespace breakout {
 
 namespace {
 
-// Real-host classes run only under `run --real-host`; anywhere else they are skipped, saying so.
 // The canaries are planted before the tree is built around the real HOME.
 std::unique_ptr<RealHomeCanaries> real_home_canaries(const Execution& ex, const RunContext& ctx,
                                                      const std::string& nonce) {
-  if (!needs_real_host(ex.attempt->klass)) return nullptr;
-  if (!ctx.real_home)
-    throw NothingToAttempt("needs `breakout run --real-host` (docs/real-host.md); the real HOME is never used otherwise");
   if (!needs_real_home(ex.attempt->klass)) return nullptr;
+  check(ctx.real_home.has_value(), "a real-home scene without --real-host (scene_unavailable)");
   return std::make_unique<RealHomeCanaries>(*ctx.real_home, nonce.substr(0, 8));
 }
 
@@ -80,6 +77,13 @@ std::optional<std::chrono::milliseconds> requested_timeout(const Execution& ex) 
 
 }  // namespace
 
+// Real-host classes run only under `run --real-host`; anywhere else they are skipped, saying so.
+std::optional<Skip> scene_unavailable(const Execution& ex, const RunContext& ctx) {
+  if (needs_real_host(ex.attempt->klass) && !ctx.real_home)
+    return Skip{"needs `breakout run --real-host` (docs/real-host.md); the real HOME is never used otherwise"};
+  return std::nullopt;
+}
+
 Scene::Scene(const Execution& e, const RunContext& c, AttemptRecord& r)
     : ex(e),
       ctx(c),
@@ -92,8 +96,11 @@ Scene::Scene(const Execution& e, const RunContext& c, AttemptRecord& r)
   request.roots = tree.roots();
   request.resolved = resolve(*ex.policy, tree.roots());  // once: every oracle reads this one
   request.caller_env = caller_env(ex, tree, nonce, &env_tokens);
+}
+
+std::optional<Skip> Scene::aim() {
   const std::string env_token = ex.target && ex.target->kind == TargetKind::kEnvVar ? env_tokens[ex.target->value] : "";
-  io = prepare_io(ex, tree, ctx, nonce, env_token);
+  return take(prepare_io(ex, tree, ctx, nonce, env_token), io);
 }
 
 void Scene::compose() {

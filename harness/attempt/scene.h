@@ -14,6 +14,7 @@
 #include "harness/attempt/real_home.h"
 #include "harness/attempt/record.h"
 #include "harness/attempt/run_context.h"
+#include "harness/attempt/skip.h"
 #include "harness/attempt/tree.h"
 #include "harness/oracle/fs_snapshot.h"
 #include "harness/platform/process.h"
@@ -21,14 +22,21 @@
 
 namespace breakout {
 
+// Why no scene can be built for `ex` here: a real-host class outside `run --real-host`
+// (docs/real-host.md). Asked before the Scene, whose tree is built around the real HOME.
+std::optional<Skip> scene_unavailable(const Execution& ex, const RunContext& ctx);
+
 class Scene {
  public:
-  // The fresh tree (with canaries; the real HOME's for real-home classes, which need
-  // `run --real-host`: NothingToAttempt otherwise), the caller's environment with its
-  // canaries, and the io aimed at the target (listeners, host objects, path forms).
+  // The fresh tree (with canaries; the real HOME's for real-home classes, for which
+  // scene_unavailable() must have said nothing) and the caller's environment with its canaries.
   Scene(const Execution& ex, const RunContext& ctx, AttemptRecord& rec);
   Scene(const Scene&) = delete;
   Scene& operator=(const Scene&) = delete;
+
+  // The io aimed at the target (listeners, host objects, the path in its form); a Skip when
+  // the target cannot be aimed at here (prepare_io, observe.h).
+  std::optional<Skip> aim();
 
   // The probe command and the exec's bounds, from the io as the oracle prepared it. Bounds
   // the oracle set in prepare() (a timeout, a capture size, leaked fds) are kept.

@@ -5,7 +5,6 @@
 #include <iterator>
 
 #include "harness/core/error.h"
-#include "harness/core/error.h"
 #include "harness/core/nonce.h"
 
 namespace breakout {
@@ -50,55 +49,55 @@ SpelledPath sibling_prefix(const fs::path& target, const AttemptTree& tree) {
 
 }  // namespace
 
-SpelledPath spell(PathForm form, const fs::path& target, const AttemptTree& tree, const std::string& tag,
-                  const fs::path& cwd, bool by_driver) {
+OrSkip<SpelledPath> spell(PathForm form, const fs::path& target, const AttemptTree& tree, const std::string& tag,
+                          const fs::path& cwd, bool by_driver) {
   const fs::path& ws = tree.roots().workspace;
   const std::string t = target.string();
   std::error_code ec;
   const bool exists = fs::exists(fs::symlink_status(target, ec));
   switch (form) {
-    case PathForm::kAbsolute: return {target, t, ""};
-    case PathForm::kDotDot: return {target, (ws / "..").string() + "/" + target.lexically_relative(tree.roots().tree).string(), ""};
-    case PathForm::kDoubleSlash: return {target, replace_all(t, "/", "//"), ""};
-    case PathForm::kDotSlash: return {target, replace_all(t, "/", "/./"), ""};
-    case PathForm::kTrailingSlash: return {target, t + "/", ""};
+    case PathForm::kAbsolute: return SpelledPath{target, t, ""};
+    case PathForm::kDotDot: return SpelledPath{target, (ws / "..").string() + "/" + target.lexically_relative(tree.roots().tree).string(), ""};
+    case PathForm::kDoubleSlash: return SpelledPath{target, replace_all(t, "/", "//"), ""};
+    case PathForm::kDotSlash: return SpelledPath{target, replace_all(t, "/", "/./"), ""};
+    case PathForm::kTrailingSlash: return SpelledPath{target, t + "/", ""};
     case PathForm::kSiblingPrefix:
-      if (path_within(target, ws)) return {target, t, ""};  // the control stays in the workspace itself
+      if (path_within(target, ws)) return SpelledPath{target, t, ""};  // the control stays in the workspace itself
       return sibling_prefix(target, tree);
-    case PathForm::kProcSelfRoot: return {target, "/proc/self/root" + t, ""};
-    case PathForm::kProcSelfCwd: return {target, "/proc/self/cwd/" + target.lexically_relative(cwd).string(), ""};
+    case PathForm::kProcSelfRoot: return SpelledPath{target, "/proc/self/root" + t, ""};
+    case PathForm::kProcSelfCwd: return SpelledPath{target, "/proc/self/cwd/" + target.lexically_relative(cwd).string(), ""};
     case PathForm::kSymlinkFile: {
       const fs::path link = ws / (".hop-" + tag);
       symlink_at(link, target);
-      return {target, link.string(), ""};
+      return SpelledPath{target, link.string(), ""};
     }
     case PathForm::kSymlinkDir: {
       const fs::path link = ws / (".hopdir-" + tag);
       symlink_at(link, target.parent_path());
-      return {target, (link / target.filename()).string(), ""};
+      return SpelledPath{target, (link / target.filename()).string(), ""};
     }
     case PathForm::kSymlinkChain: {
       const fs::path first = ws / (".hop1-" + tag), second = ws / (".hop2-" + tag);
       symlink_at(second, target.parent_path());
       symlink_at(first, second.filename());  // relative: resolved in the workspace
-      return {target, (first / target.filename()).string(), ""};
+      return SpelledPath{target, (first / target.filename()).string(), ""};
     }
     case PathForm::kSymlinkDangling: {
-      if (exists) throw NothingToAttempt("path form symlink-dangling needs a target that does not exist yet");
+      if (exists) return Skip{"path form symlink-dangling needs a target that does not exist yet"};
       const fs::path link = ws / (".later-" + tag);
       symlink_at(link, target);
-      return {target, link.string(), ""};
+      return SpelledPath{target, link.string(), ""};
     }
     case PathForm::kHardLink: {
       // A sandboxed process cannot make this link (EXDEV across the bind mount);
       // only a spawner's host-side API can be fooled by one the host already has.
-      if (!by_driver) throw NothingToAttempt("path form hard-link applies to the spawner's fs API only");
+      if (!by_driver) return Skip{"path form hard-link applies to the spawner's fs API only"};
       if (!fs::is_regular_file(fs::symlink_status(target, ec)))
-        throw NothingToAttempt("path form hard-link needs an existing regular file as target");
+        return Skip{"path form hard-link needs an existing regular file as target"};
       const fs::path link = ws / (".hl-" + tag);
       fs::create_hard_link(target, link, ec);
       if (ec) throw Error("cannot plant hard link " + link.string() + ": " + ec.message());
-      return {target, link.string(), ""};
+      return SpelledPath{target, link.string(), ""};
     }
   }
   throw Error("unknown path form");

@@ -5,13 +5,14 @@
 // hard link inside the workspace, a `<workspace>-sibling` directory). The oracle
 // keeps watching the host object, never the spelling.
 //
-//   SpelledPath p = spell(PathForm::kSymlinkDir, tree.roots().sibling / "new-file", tree, tag, cwd, false);
-//   run(p.spelled);   // <workspace>/.hopdir-<tag>/new-file
+//   const auto p = spell(PathForm::kSymlinkDir, tree.roots().sibling / "new-file", tree, tag, cwd, false);
+//   run(std::get<SpelledPath>(p).spelled);   // <workspace>/.hopdir-<tag>/new-file
 #pragma once
 
 #include <filesystem>
 #include <string>
 
+#include "harness/attempt/skip.h"
 #include "harness/attempt/tree.h"
 #include "harness/model/path_form.h"
 
@@ -26,10 +27,10 @@ struct SpelledPath {
 // Plants what `form` needs and spells `target` (absolute, inside `tree`).
 // `cwd`: where the caller stands (the probe's cwd; the driver's is the harness's).
 // `by_driver`: the spelling goes to the spawner's fs API, which works on the host.
-// Throws NothingToAttempt (core/error.h) when the form does not apply:
-// a hard link planted by the harness is not something a sandboxed probe did, a
-// dangling link needs a target that does not exist yet, and so on.
-SpelledPath spell(PathForm form, const std::filesystem::path& target, const AttemptTree& tree, const std::string& tag,
-                  const std::filesystem::path& cwd, bool by_driver);
+// A Skip (skip.h) when the form does not apply: a hard link planted by the harness
+// is not something a sandboxed probe did, a dangling link needs a target that does
+// not exist yet, and so on. Throws Error when planting fails.
+OrSkip<SpelledPath> spell(PathForm form, const std::filesystem::path& target, const AttemptTree& tree,
+                          const std::string& tag, const std::filesystem::path& cwd, bool by_driver);
 
 }  // namespace breakout

@@ -5,6 +5,10 @@
 // namespaces), so unwinding cleans up for free. Errors are caught in exactly two
 // places: once per attempt (the attempt becomes verdict "error" with the message
 // as its reason) and once in main() (exit status 2).
+//
+// Only failures throw. An expected outcome is a return value: an attempt that does not
+// apply here returns attempt/skip.h's Skip, a spawner's refusal of an fs request is an
+// FsAnswer (spawner/spawner.h).
 #pragma once
 
 #include <stdexcept>
@@ -25,13 +29,6 @@ class Error : public std::runtime_error {
 
  private:
   std::string code_;
-};
-
-// An attempt that has nothing to attempt here (no pin to aim at, a path form that does not
-// apply, no --real-host): caught once per attempt, where it becomes a skip with this reason.
-class NothingToAttempt : public Error {
- public:
-  using Error::Error;
 };
 
 // Throws Error("<step>: <strerror(errno)>"); call right after the failing syscall.

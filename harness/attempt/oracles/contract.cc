@@ -60,10 +60,11 @@ class ExitSignal final : public Oracle {
 // if the spawner honoured the cwd.
 class Cwd final : public Oracle {
  public:
-  void prepare(Scene& s) override {
+  std::optional<Skip> prepare(Scene& s) override {
     s.io.cwd = s.tree.roots().workspace / s.attempt().param;
     fs::create_directories(s.io.cwd);
     s.io.mark = s.io.cwd / (s.tag() + ".mark");
+    return std::nullopt;
   }
   Observation observe(Scene& s, const LaunchResult&) override {
     std::error_code ec;
@@ -78,8 +79,9 @@ class Cwd final : public Oracle {
 
 class OutputFlood final : public Oracle {
  public:
-  void prepare(Scene& s) override {
+  std::optional<Skip> prepare(Scene& s) override {
     s.limits.max_capture = static_cast<std::size_t>(std::stoull(s.attempt().param)) + (1u << 20);
+    return std::nullopt;
   }
   Observation observe(Scene& s, const LaunchResult& run) override {
     const std::string& param = s.attempt().param;
@@ -101,8 +103,9 @@ class OutputFlood final : public Oracle {
 class NoTimeout final : public Oracle {
  public:
   // "none" must mean none: the harness's own bound is only a generous safety net.
-  void prepare(Scene& s) override {
+  std::optional<Skip> prepare(Scene& s) override {
     s.limits.timeout = std::chrono::milliseconds(3 * std::stoll(s.attempt().param) + 10000);
+    return std::nullopt;
   }
   Observation observe(Scene& s, const LaunchResult& run) override {
     const std::string& param = s.attempt().param;

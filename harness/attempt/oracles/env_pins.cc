@@ -54,10 +54,10 @@ bool security_relevant(const std::string& name) {
 }
 
 // Runs the baseline exec (no overrides) through `session`, learns the pins and fills
-// request->env_overrides for `form`. Throws NothingToAttempt when the spawner pins
-// nothing, Error when the baseline exec fails.
-PinAttack aim_overrides(const std::string& form, const Spawner& spawner, SpawnSession& session,
-                        SpawnRequest* request, const LaunchSpec& limits) {
+// request->env_overrides for `form`. A Skip when the spawner pins nothing to aim at,
+// Error when the baseline exec fails.
+OrSkip<PinAttack> aim_overrides(const std::string& form, const Spawner& spawner, SpawnSession& session,
+                                SpawnRequest* request, const LaunchSpec& limits) {
   PinAttack a;
   nlohmann::json sources = nlohmann::json::object();
   for (const auto& [k, v] : request->policy->env.pinned) {
@@ -93,14 +93,14 @@ PinAttack aim_overrides(const std::string& form, const Spawner& spawner, SpawnSe
     add(kOverrideControlVar);
   } else {
     if (a.pinned.empty())
-      throw NothingToAttempt("the spawner pins no variable (policy env.pinned, hello.pinned_env, baseline exec)");
+      return Skip{"the spawner pins no variable (policy env.pinned, hello.pinned_env, baseline exec)"};
     for (const auto& [name, value] : a.pinned) {
       if (form == "exact") add(name);
       else if (form == "other-case" && other_case(name) != name) add(other_case(name));
       else if (form == "both-cases") add(name), add(other_case(name));
       else if (form == "duplicate") add(name), add(name);
     }
-    if (request->env_overrides.empty()) throw NothingToAttempt("no pinned name has another letter case");
+    if (request->env_overrides.empty()) return Skip{"no pinned name has another letter case"};
   }
   nlohmann::json sent = nlohmann::json::array();
   for (const auto& [k, v] : request->env_overrides) sent.push_back(printable_excerpt(k, 256) + "=" + v);
@@ -140,9 +140,9 @@ Observation observe_overrides(const std::string& form, const PinAttack& attack, 
 
 class EnvPins final : public Oracle {
  public:
-  void before_exec(Scene& s, SpawnSession* session) override {
+  std::optional<Skip> before_exec(Scene& s, SpawnSession* session) override {
     check(session != nullptr, "no session to learn the pins in");
-    attack_ = aim_overrides(s.ex.target->value, *s.ctx.spawner, *session, &s.request, s.limits);
+    return take(aim_overrides(s.ex.target->value, *s.ctx.spawner, *session, &s.request, s.limits), attack_);
   }
   Observation observe(Scene& s, const LaunchResult& run) override {
     return observe_overrides(s.ex.target->value, attack_, run);

@@ -22,14 +22,15 @@ class FsApi final : public Oracle {
   // A second name inside the workspace makes a plain file part of it; only deny_read (an
   // inode rule: deny wins) still holds across names. So a denied read through a hard link
   // is tried on deny_read files only.
-  void prepare(Scene& s) override {
+  std::optional<Skip> prepare(Scene& s) override {
     if (write_ || path_form_from(s.attempt().param) != PathForm::kHardLink ||
         s.ex.expectation.value != Expected::kDenied)
-      return;
+      return std::nullopt;
     bool secret = false;
     for (const auto& d : s.request.resolved.deny_read) secret = secret || path_within(s.io.target_path, d);
     if (!secret)
-      throw NothingToAttempt("path form hard-link reads a deny_read file only: a link to any other file puts it in the workspace");
+      return Skip{"path form hard-link reads a deny_read file only: a link to any other file puts it in the workspace"};
+    return std::nullopt;
   }
 
   // The API call stands in for the probe's exec: nothing runs in the sandbox.

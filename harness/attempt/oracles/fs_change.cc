@@ -29,7 +29,10 @@ class FsWrite final : public PlainWrite {
 
 class LeakedFd final : public PlainWrite {
  public:
-  void prepare(Scene& s) override { s.limits.inherit_dirs.push_back({s.io.target_path.string(), kLeakedDirFd}); }
+  std::optional<Skip> prepare(Scene& s) override {
+    s.limits.inherit_dirs.push_back({s.io.target_path.string(), kLeakedDirFd});
+    return std::nullopt;
+  }
 };
 
 // syscall-abi-write: the snapshot decides, as for fs-write. N/A (skip) needs three

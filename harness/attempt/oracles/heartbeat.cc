@@ -17,8 +17,9 @@ class Heartbeat final : public Oracle {
 
   // spawn-escape --technique schtasks registers a task outside every box: the guard removes
   // it also when the attempt unwinds (host safety).
-  void prepare(Scene& s) override {
+  std::optional<Skip> prepare(Scene& s) override {
     if (technique_of(s.attempt()) == "schtasks") task_.emplace("breakout-" + s.tag());
+    return std::nullopt;
   }
 
   // timeout-kill asks for a fixed timeout (1.5 s in lifetime.toml), but a spawner's start-up is

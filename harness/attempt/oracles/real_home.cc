@@ -22,13 +22,14 @@ bool exists_nofollow(const fs::path& p) {
   return fs::exists(fs::symlink_status(p, ec));
 }
 
-// Before the spawn: a real secret that is not there has nothing to read (NothingToAttempt),
-// and a write target that exists already would fake a write (Error).
-void check_real_home_target(bool write, const AttemptIo& io) {
+// Before the spawn: a real secret that is not there has nothing to read (a Skip), and a
+// write target that exists already would fake a write (Error).
+std::optional<Skip> check_real_home_target(bool write, const AttemptIo& io) {
   if (!write && !exists_nofollow(io.target_path))
-    throw NothingToAttempt(io.target_path.string() + " does not exist in this HOME: nothing to read");
+    return Skip{io.target_path.string() + " does not exist in this HOME: nothing to read"};
   if (write && exists_nofollow(io.target_path))
     throw Error("real-host", "the write target " + io.target_path.string() + " exists before the attempt");
+  return std::nullopt;
 }
 
 // real-home-read: the output holds keyed_sha256_hex(nonce, the file's first MiB) as computed
@@ -60,7 +61,7 @@ Observation observe_real_home(bool write, const AttemptIo& io, const LaunchResul
 class RealHome final : public Oracle {
  public:
   explicit RealHome(bool write) : write_(write) {}
-  void prepare(Scene& s) override { check_real_home_target(write_, s.io); }
+  std::optional<Skip> prepare(Scene& s) override { return check_real_home_target(write_, s.io); }
   Observation observe(Scene& s, const LaunchResult& run) override { return observe_real_home(write_, s.io, run); }
 
  private:

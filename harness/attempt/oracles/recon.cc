@@ -102,8 +102,9 @@ Observation observe_recon(const Execution& ex, const LaunchResult& run, ReconWat
 
 class Recon final : public Oracle {
  public:
-  void before_exec(Scene& s, SpawnSession*) override {
+  std::optional<Skip> before_exec(Scene& s, SpawnSession*) override {
     watch_.emplace(s.box, s.io.mark, s.limits.timeout.value_or(s.ctx.safety_cap));
+    return std::nullopt;
   }
   Observation observe(Scene& s, const LaunchResult& run) override { return observe_recon(s.ex, run, *watch_); }
 

@@ -8,9 +8,10 @@ namespace breakout::oracles {
 
 namespace fs = std::filesystem;
 
-void SessionCheck::prepare(Scene& s) {
+std::optional<Skip> SessionCheck::prepare(Scene& s) {
   const auto& r = s.tree.roots();
   for (const fs::path& p : {r.tree, r.workspace, r.home, r.sibling, r.extra}) plant_host_marks(p, s.nonce);
+  return std::nullopt;
 }
 
 std::unique_ptr<SpawnSession> SessionCheck::open(Scene& s) {

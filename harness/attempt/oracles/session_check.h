@@ -20,7 +20,7 @@ namespace breakout::oracles {
 class SessionCheck : public Oracle {
  public:
   // Plants the pre-existing ACL entry and xattr on the tree's directories (before the snapshot).
-  void prepare(Scene& s) override;
+  std::optional<Skip> prepare(Scene& s) override;
   // A plain boot: the session's own setup is what some checks judge, so none is taken out.
   std::unique_ptr<SpawnSession> open(Scene& s) override;
   // The check shuts the session down itself, as part of what it judges.
