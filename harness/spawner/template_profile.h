@@ -1,0 +1,72 @@
+// Template profiles read from spawners/*.toml (docs/spawners.md): the schema, and the placeholders each template may use.
+//
+// Loading checks every placeholder, so a typo fails when the profile is read, never as
+// literal text on a sandbox's command line; template_spawner.h expands a profile per spawn.
+//
+//   Profile p = load_profile_file("spawners/bwrap.toml");   // throws Error (schema codes) when invalid
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "harness/spawner/config_literal.h"
+
+namespace breakout {
+
+// A config file the spawner writes before each spawn ([config_file]): the tool's policy in its
+// own format, with every placeholder a complete escaped literal ("{writable:json}").
+struct ProfileConfigFile {
+  std::string path;             // template, "{spawner_dir}/..." by default; "{config}" in command
+  LiteralFormat format{};       // json or toml: the only placeholders its text may use
+  std::string text;             // template
+  // Element form of an array ("{env_unset:json}" as [{"name": "X", "mode": "deny"}, ...]), per
+  // array name: writable and deny_read elements use "{path:F}", env_names and env_unset "{name:F}".
+  // Without one an element is a string literal.
+  std::map<std::string, std::string> items;
+};
+
+// [cannot_express]: rules the tool cannot enforce. Each reason turns the executions the rule
+// decides into skips with that reason (never into escapes or overblocks): docs/spawners.md.
+struct ProfileInexpressible {
+  std::optional<std::size_t> max_writable_roots;  // extra roots besides the workspace
+  std::string writable_roots;   // why (policies with more roots are skipped whole)
+  std::string deny_read;        // no read denial: reads of denied paths are skipped
+  std::string env_filter;       // cannot hide caller variables: env-leak of hidden names skipped
+  std::string env_pinned;       // cannot pin a value: env-pinned attempts skipped
+};
+
+struct Profile {
+  std::string name, description, notes;
+  std::filesystem::path profile_dir;         // the profile file's directory ({profile_dir})
+  std::vector<std::string> requires_tools;   // on the spawner's PATH (docs/spawners.md), or absolute
+  std::vector<std::string> version_argv;     // prints the version on its first line
+  std::vector<std::string> command;          // the template
+  std::vector<std::string> writable_root;    // per writable root, {path}
+  std::vector<std::string> deny_read_dir;    // per denied directory, {path}
+  std::vector<std::string> deny_read_file;   // per denied file, {path}
+  std::vector<std::string> env_set;          // per variable the child must see, {name} {value}
+  std::vector<std::string> env_unset;        // per caller variable the child must not see, {name}
+  // network mode name -> flags, or -> unsupported reason
+  std::map<std::string, std::vector<std::string>> network;
+  std::map<std::string, std::string> network_unsupported;
+  std::optional<ProfileConfigFile> config_file;
+  ProfileInexpressible cannot;
+  std::vector<std::string> typed_used;  // "{x:fmt}" placeholders the templates use, rendered per spawn
+  bool uses_spawner_dir = false;
+};
+
+// `profile_dir` is what "{profile_dir}" expands to (the file's directory; "." for text).
+Profile parse_profile_text(const std::string& text, const std::string& origin,
+                           const std::filesystem::path& profile_dir = ".");
+// The same for a document already parsed (schema::parse), so a caller that first looks at
+// its "kind" (make_spawner, fuzz/profile_fuzzer.cc) does not parse the text twice.
+Profile parse_profile(const toml::table& root, const std::string& origin,
+                      const std::filesystem::path& profile_dir = ".");
+Profile load_profile_file(const std::filesystem::path& file);
+
+}  // namespace breakout
