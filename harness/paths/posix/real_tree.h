@@ -5,7 +5,8 @@
 //   t.apply(op, m);                   // on disk, identities recorded in m
 //   RealResolved r = t.resolve(form); // open(O_PATH) + fstat, readlink of /proc/self/fd
 // The destructor removes the whole temp tree; trees of dead processes (a crash
-// skips destructors) are removed by the next RealTree.
+// skips destructors) are removed by the next RealTree. Building: real_tree.cc; ops
+// and their undoing: real_tree_ops.cc; forms: real_tree_resolve.cc.
 #pragma once
 
 #include <cstdint>
@@ -84,6 +85,7 @@ class RealTree {
   const std::string& label_of(std::uint64_t dev, std::uint64_t ino) const;
 
  private:
+  static constexpr const char* kGen = "gen";  // workspace/gen: where an input's ops make their names
   std::string work_;  // the mkdtemp directory
   std::unique_ptr<AttemptTree> tree_;
   ModelFs base_;                // checkpointed at the base tree; each input's ops go on top
