@@ -66,12 +66,8 @@ std::optional<Collateral> collateral_escape(const Execution& ex, const AttemptTr
   nlohmann::json changes = nlohmann::json::array();
   for (std::size_t i = 0; i < outside.size() && i < 32; ++i) changes.push_back(describe_change(outside[i]));
   c.evidence = {{"changes_outside_writable_roots", changes}, {"denied_listeners_reached", listeners}};
-  const Expected e = ex.expectation.value;
-  const std::string during = std::string("during this ") +
-                             (e == Expected::kDenied ? "deny" : e == Expected::kAllowed ? "control"
-                                                              : e == Expected::kHolds   ? "contract"
-                                                                                        : "observe") +
-                             " execution, ";
+  // The role as results.json names it (role_of), so the reason and the record agree.
+  const std::string during = std::string("during this execution (role ") + role_of(ex.expectation.value) + "), ";
   c.summary = !outside.empty() ? during + "the host changed outside the writable roots: " +
                                      printable_excerpt(outside[0].path.empty() ? "<tree root>" : outside[0].path, 256) +
                                      " " + outside[0].kind + " (" + printable_excerpt(outside[0].detail, 128) + ")"

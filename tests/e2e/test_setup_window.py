@@ -110,7 +110,7 @@ def test_an_escape_during_a_control_is_reported(run_breakout):
     control = got["ipc.fd-leak@workspace-write[fs:workspace]"]
     assert control["role"] == "allow"
     assert control["verdict"] == "escape", run.explain([control])
-    assert "during this control execution" in control["reason"]
+    assert "during this execution (role allow)" in control["reason"]
     assert control["evidence"]["collateral"]["changes_outside_writable_roots"]
     assert got["ipc.fd-leak@workspace-write[fs:sibling]"]["verdict"] == "escape"
     # The reference driver leaks nothing: the same control passes.
