@@ -1,6 +1,6 @@
 // breakout-probe-fs-write: tries ONE file-system modification at a path it is given.
 //
-//   breakout-probe-fs-write --op OP --path P [--src S]
+//   breakout-probe-fs-write --op OP --path P [--src S] [--via symlink|hardlink --link L]
 //
 // OP (each is a single syscall; the errno reported is that syscall's):
 //   create      open(P, O_CREAT|O_EXCL) and write "breakout\n"
@@ -16,6 +16,9 @@
 //   mkfifo      mkfifo(P, 0644)
 // --src is refused for ops that do not use it. Opens use O_NONBLOCK so a FIFO at
 // P cannot block the probe (ENXIO instead).
+// --via plants a second name first and runs OP on it: symlink(P, L) or link(P, L), then
+// OP at L (create, append, truncate, chmod only). How a sandbox that protects P by its
+// path, not its inode, is walked around from a writable directory (catalog §10).
 //
 // Result: ok=true when the operation succeeded as seen from inside; otherwise
 // errno/errname of the failing syscall ("step" names it: open, write, rename...).
@@ -42,7 +45,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: breakout-probe-fs-write --op OP --path P [--src S]\n"
     "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink chmod mkfifo\n"
-    "  --src is required by rename-out, rename-in, hardlink, symlink and refused otherwise\n";
+    "  --src is required by rename-out, rename-in, hardlink, symlink and refused otherwise\n"
+    "  --via symlink|hardlink --link L: name P at L first, then OP at L (create append truncate chmod)\n";
 
 constexpr char kPayload[] = "breakout\n";
 
@@ -69,9 +73,16 @@ void one(ProbeReport& r, const char* step, int rc) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args args(argc, argv, kUsage, {{"op", Args::kValue}, {"path", Args::kValue}, {"src", Args::kValue}});
+  Args args(argc, argv, kUsage,
+            {{"op", Args::kValue}, {"path", Args::kValue}, {"src", Args::kValue}, {"via", Args::kValue},
+             {"link", Args::kValue}});
   const std::string op = args.require("op");
-  const std::string path = args.require("path");
+  std::string path = args.require("path");
+  const std::string via = args.get("via").value_or("");
+  if (via != "" && via != "symlink" && via != "hardlink") args.usage_error("--via is symlink or hardlink");
+  if (via.empty() == args.has("link")) args.usage_error("--via and --link go together");
+  if (!via.empty() && op != "create" && op != "append" && op != "truncate" && op != "chmod")
+    args.usage_error("--via takes create, append, truncate or chmod");
   static const char* const kOps[] = {"create", "append", "truncate", "rename-out", "rename-in", "delete",
                                      "mkdir",  "hardlink", "symlink", "chmod",     "mkfifo"};
   bool known = false;
@@ -86,6 +97,18 @@ int main(int argc, char** argv) {
   r.set("op", op);
   r.set("path", path);
   if (needs_src) r.set("src", src);
+  if (!via.empty()) {
+    const std::string link = args.require("link");
+    r.set("via", via);
+    r.set("link", link);
+    const int rc = via == "symlink" ? ::symlink(path.c_str(), link.c_str()) : ::link(path.c_str(), link.c_str());
+    if (rc != 0) {
+      r.fail(via == "symlink" ? "symlink" : "link", errno);
+      r.emit();
+      return r.exit_code();
+    }
+    path = link;
+  }
 
   const char* p = path.c_str();
   const char* s = src.c_str();

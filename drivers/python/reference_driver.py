@@ -26,7 +26,7 @@ log = logging.getLogger("reference_driver")
 
 NAME, VERSION = "reference-bwrap", "1.0.0"
 CAPABILITIES = {"network": ["none", "full"],  # bwrap cannot do host-loopback-only (docs/spawners.md)
-                "deny_read": True, "concurrent_exec": 4, "fs": True}
+                "deny_read": True, "deny_write": True, "concurrent_exec": 4, "fs": True}
 # Pinned under every policy (declared in hello): the host's system git config
 # (credential helpers, hooks paths) stays out of the sandbox.
 PINNED_ENV = {"GIT_CONFIG_NOSYSTEM": "1"}
@@ -135,6 +135,7 @@ class BwrapBooter:
         cmd += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for root in dict.fromkeys([self.workspace, *self.policy.writable_roots]):
             cmd += ["--bind", root, root]
+        cmd += self.protect_flags(roots=[self.workspace, *self.policy.writable_roots])
         for path in self.policy.deny_read:  # after the binds, so a mask inside a root wins
             if os.path.isdir(path):
                 cmd += ["--tmpfs", path]
@@ -144,6 +145,30 @@ class BwrapBooter:
         for name, value in env.items():
             cmd += ["--setenv", name, value]
         return cmd + ["--chdir", cwd, "--", *argv]
+
+    def protect_flags(self, roots: list[str]) -> list[str]:
+        """Read-only binds of the protected paths (after the writable binds, so they win). A bind
+        alone is undone by renaming a directory that holds it (`mv .git aside; mkdir .git`: the
+        mount moves along, breakout's protected.rename-away), so every directory between the
+        root and the protected path is first bound onto itself, read-write: a mount point cannot
+        be renamed (rename(2) EBUSY). One made later is not protected (as Codex and srt: at wrap time)."""
+        flags: list[str] = []
+        anchored: set[str] = set()
+        for path in self.policy.deny_write:
+            if not os.path.lexists(path):
+                continue
+            root = next((r for r in roots if r and os.path.commonpath([path, r]) == r), None)
+            if root is not None:
+                chain, d = [], os.path.dirname(path)
+                while d != root and len(d) > len(root):
+                    chain.append(d)
+                    d = os.path.dirname(d)
+                for d in reversed(chain):
+                    if d not in anchored:
+                        anchored.add(d)
+                        flags += ["--bind", d, d]
+            flags += ["--ro-bind", path, path]
+        return flags
 
     def spawn(self, cmd: list[str]) -> Running:
         """Start bwrap and register it, atomically with respect to shutdown."""
@@ -208,7 +233,8 @@ class BwrapBooter:
         return Confinement([self.workspace or "/nonexistent", *self.policy.writable_roots], self.policy.deny_read)
 
     def write_file(self, path: str, content: str) -> None:
-        self.confinement().write_text(path, content)
+        roots = [self.workspace or "/nonexistent", *self.policy.writable_roots]  # protected paths refuse writes
+        Confinement(roots, [*self.policy.deny_read, *self.policy.deny_write]).write_text(path, content)
 
     def read_file(self, path: str) -> str:
         return self.confinement().read_text(path)

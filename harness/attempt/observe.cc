@@ -47,9 +47,13 @@ bool is_under(const std::string& rel, const std::string& root_rel) {
 
 WritableRoots::WritableRoots(const AttemptTree& tree, const ResolvedPolicy& policy) {
   for (const auto& w : policy.writable) rel_.push_back(relative_to_tree(w, tree));
+  for (const auto& d : policy.deny_write) protected_.push_back(relative_to_tree(d, tree));
 }
 
+// A protected path (deny_write) inside a root is not writable: a change there is outside.
 bool WritableRoots::contains(const std::string& rel) const {
+  for (const auto& d : protected_)
+    if (is_under(rel, d)) return false;
   for (const auto& w : rel_)
     if (is_under(rel, w)) return true;
   return false;

@@ -67,7 +67,7 @@ struct Observation {
   std::optional<std::vector<FsChange>> outside_changes;
 };
 
-// The policy's writable roots on one tree, as the snapshot's '/'-separated relative keys.
+// The policy's writable roots less its protected paths (deny_write) on one tree, as the snapshot's '/'-separated relative keys.
 class WritableRoots {
  public:
   WritableRoots(const AttemptTree& tree, const ResolvedPolicy& policy);
@@ -76,6 +76,7 @@ class WritableRoots {
 
  private:
   std::vector<std::string> rel_;
+  std::vector<std::string> protected_;  // deny_write entries: never writable, even inside a root
 };
 
 // {"path", "change", "fields"} of one change, bounded (attacker-chosen names).

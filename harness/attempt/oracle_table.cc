@@ -55,6 +55,7 @@ constexpr OracleRow kOracles[] = {
     {C::kFsApiWrite, oracles::fs_api_write},
     {C::kFsApiRead, oracles::fs_api_read},
     {C::kRecon, oracles::recon},
+    {C::kProtectedWrite, oracles::protected_write},
 };
 
 constexpr bool in_enum_order() {

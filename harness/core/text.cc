@@ -33,6 +33,12 @@ std::string printable_excerpt(std::string_view raw, std::size_t max_bytes) {
   return out;
 }
 
+std::string ascii_lower(std::string s) {
+  for (auto& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
 std::string xml_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -19,6 +19,9 @@ std::string xml_escape(std::string_view s);
 // never scanned again, so a value containing "{cwd}" stays literal.
 std::string substitute_placeholders(std::string_view text, const std::map<std::string, std::string>& vars);
 
+// `s` with ASCII letters in lower case (names and paths compared case-insensitively).
+std::string ascii_lower(std::string s);
+
 // Simple glob: '*' matches any run, '?' one character; everything else literal.
 bool glob_match(std::string_view pattern, std::string_view text);
 

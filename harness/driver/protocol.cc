@@ -172,6 +172,7 @@ std::string boot_request(long long id, const std::string& session, const BootPol
                  {"deny_read", p.deny_read},
                  {"network", p.network},
                  {"env", env}};
+  if (!p.deny_write.empty()) policy["deny_write"] = p.deny_write;
   return json{{"id", id}, {"op", "boot"}, {"session", session}, {"policy", policy}}.dump(-1, ' ', false,
                                                                                          json::error_handler_t::replace);
 }
@@ -311,6 +312,7 @@ Hello parse_hello(const Response& r) {
     return caps[name].get<bool>();
   };
   h.capabilities.deny_read = flag("deny_read");
+  h.capabilities.deny_write = flag("deny_write");
   h.capabilities.fs = flag("fs");
   h.capabilities.persistent_setup = flag("persistent_setup");
   if (caps.contains("concurrent_exec")) {

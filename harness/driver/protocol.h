@@ -56,6 +56,7 @@ struct Response {
 struct Capabilities {
   std::vector<std::string> network;  // subset of none/loopback/full
   bool deny_read = false;
+  bool deny_write = false;  // protected paths inside writable roots (policy.deny_write)
   int concurrent_exec = 1;
   bool fs = false;
   bool persistent_setup = false;  // narrowing setup changes stay after shutdown by design
@@ -76,6 +77,7 @@ struct ExecResult {
 struct BootPolicy {
   std::optional<std::string> workspace;
   std::vector<std::string> writable_roots, deny_read;
+  std::vector<std::string> deny_write;  // sent only when not empty: older drivers never see the key
   std::string network;                                  // none / loopback / full
   std::optional<std::vector<std::string>> env_inherit;  // nullopt: "all"; empty: "none"
   std::map<std::string, std::string> env_set;

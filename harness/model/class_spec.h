@@ -21,7 +21,7 @@ enum class FsRule { kNone, kWrite, kRead };
 
 // The policy field an attempt's expectation is decided by: a spawner that cannot express
 // that field skips the class's executions it decides (Spawner::cannot_express_execution).
-enum class PolicyField { kNone, kWritable, kDenyRead, kNetwork, kEnvInherit, kEnvPinned };
+enum class PolicyField { kNone, kWritable, kDenyRead, kDenyWrite, kNetwork, kEnvInherit, kEnvPinned };
 
 // What the schema demands of an attempt's timeout_ms.
 enum class TimeoutRule { kAny, kFinite, kNone };

@@ -85,6 +85,8 @@ constexpr ClassSpec kClasses[] = {
     {.klass = C::kFsApiRead, .name = "fs-api-read", .probe = kDriverFsProbe, .targets = true, .fs_api = true,
      .path_form = true, .decided_by = PolicyField::kDenyRead, .expect = rules::fs_api_read},
     {.klass = C::kRecon, .name = "recon", .probe = "recon", .expect = rules::recon},
+    {.klass = C::kProtectedWrite, .name = "protected-write", .probe = "fs-write", .targets = true,
+     .decided_by = PolicyField::kDenyWrite, .expect = rules::protected_path},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

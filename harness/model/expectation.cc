@@ -2,6 +2,7 @@
 #include "harness/model/expectation.h"
 
 #include "harness/core/error.h"
+#include "harness/core/text.h"
 #include "harness/model/class_spec.h"
 #include "harness/model/expectation_rules.h"
 
@@ -47,10 +48,13 @@ const fs::path* first_within(const fs::path& path, const std::vector<fs::path>& 
 // within. fs_rule() is the one place that maps a class to its rule: expect_fs() (with the
 // sentence) and expected_fs() (the value alone, for the classifier) both take it from
 // there, so the two cannot come to disagree.
+// `denied_first` (the write rule's deny_write) is looked at before `list`: a protected
+// path inside a writable root stays protected (deny wins, as deny_read does for reads).
 struct PathRule {
   const std::vector<fs::path>& list;
   Expected (*value)(const fs::path* entry);
   std::string (*why)(const fs::path* entry);  // called only when the sentence is wanted
+  const std::vector<fs::path>* denied_first = nullptr;
 };
 
 PathRule write_rule(const ResolvedPolicy& r) {
@@ -58,7 +62,8 @@ PathRule write_rule(const ResolvedPolicy& r) {
           [](const fs::path* root) {
             return root ? "inside writable root " + root->filename().string()
                         : std::string("outside every writable root (workspace and writable_roots)");
-          }};
+          },
+          &r.deny_write};
 }
 
 PathRule read_rule(const ResolvedPolicy& r) {
@@ -78,6 +83,9 @@ PathRule fs_rule(AttemptClass klass, const ResolvedPolicy& r) {
 }
 
 Expectation explain(const PathRule& rule, const fs::path& path) {
+  if (rule.denied_first)
+    if (const fs::path* d = first_within(path, *rule.denied_first))
+      return {Expected::kDenied, "under deny_write entry " + d->string() + ", which wins over the writable roots"};
   const fs::path* entry = first_within(path, rule.list);
   return {rule.value(entry), rule.why(entry)};
 }
@@ -169,6 +177,7 @@ Expectation expect_fs(AttemptClass klass, const fs::path& path, const ResolvedPo
 
 Expected expected_fs(AttemptClass klass, const fs::path& path, const ResolvedPolicy& r) {
   const PathRule rule = fs_rule(klass, r);
+  if (rule.denied_first && first_within(path, *rule.denied_first)) return Expected::kDenied;
   return rule.value(first_within(path, rule.list));
 }
 
@@ -212,6 +221,24 @@ Expectation fs_api_read(const RuleInput& in) {
   Expectation e = expect_api_read(path, resolve(in.policy, in.roots));
   e.why = "through the spawner's fs API: " + e.why;
   return e;
+}
+
+// protected-write (oracles/protected_write.cc): a write at a protected path, deny_write first.
+// Two spellings reach a protected path without lying within its entry: a directory that holds
+// one (renaming or removing it takes the protected path along), and a case variant, which names
+// it on a file system that folds case (the oracle skips it where the file system does not).
+Expectation protected_path(const RuleInput& in) {
+  const fs::path path = policy_path(in);
+  const ResolvedPolicy r = resolve(in.policy, in.roots);
+  const auto folded = [](const fs::path& p) { return fs::path(ascii_lower(p.generic_string())); };
+  for (const auto& entry : r.deny_write) {
+    if (path != entry && path_within(entry, path))
+      return {Expected::kDenied, "holds deny_write entry " + entry.string() + ": moving or removing it takes that along"};
+    if (!path_within(path, entry) && path_within(folded(path), folded(entry)))
+      return {Expected::kDenied, "a case variant of deny_write entry " + entry.string() +
+                                     " (the same file where the file system folds case)"};
+  }
+  return expect_write(path, r);
 }
 
 // The caller leaks an open directory fd for the target (class fd-leak, oracles/fs_change.cc):

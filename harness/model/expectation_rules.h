@@ -9,6 +9,7 @@
 namespace breakout::rules {
 
 Expectation fs_path(const RuleInput& in);          // by the entry's FsRule: writable roots, or deny_read
+Expectation protected_path(const RuleInput& in);  // deny_write first, also its holders and case variants
 Expectation fs_api_write(const RuleInput& in);     // the write rule, through the spawner's fs API
 Expectation fs_api_read(const RuleInput& in);      // deny_read first, then confined to the writable roots
 Expectation leaked_fd_write(const RuleInput& in);  // the write rule of the leaked directory

@@ -30,7 +30,7 @@ const std::vector<std::string>& default_deny_read() {
 Policy parse_policy_text(const std::string& text, const std::string& origin) {
   const toml::table root = schema::parse(text, origin);
   // Every field is commented in docs/policies.md.
-  schema::only_fields(root, {"name", "description", "writable_roots", "deny_read", "network", "timeout_ms", "env"},
+  schema::only_fields(root, {"name", "description", "writable_roots", "deny_read", "deny_write", "network", "timeout_ms", "env"},
                       origin);
   Policy p;
   p.name = schema::required_string(root, "name", origin);
@@ -41,9 +41,10 @@ Policy parse_policy_text(const std::string& text, const std::string& origin) {
   } else {
     p.deny_read = default_deny_read();
   }
+  p.deny_write = schema::string_array(root, "deny_write", origin, false);
   // Policy paths must be symbolic or absolute; check them against a placeholder tree now.
   const TreeRoots probe_roots{"/t", "/t/workspace", "/t/sibling", "/t/home", "/t/extra"};
-  for (const auto* list : {&p.writable_roots, &p.deny_read}) {
+  for (const auto* list : {&p.writable_roots, &p.deny_read, &p.deny_write}) {
     for (const auto& path : *list) {
       try {
         (void)resolve_policy_path(path, probe_roots);
@@ -221,6 +222,7 @@ ResolvedPolicy resolve(const Policy& policy, const TreeRoots& roots) {
   r.writable.push_back(roots.workspace);
   for (const auto& w : policy.writable_roots) r.writable.push_back(resolve_policy_path(w, roots));
   for (const auto& d : policy.deny_read) r.deny_read.push_back(resolve_policy_path(d, roots));
+  for (const auto& d : policy.deny_write) r.deny_write.push_back(resolve_policy_path(d, roots));
   return r;
 }
 

@@ -31,6 +31,9 @@ struct Policy {
   std::string description;
   std::vector<std::string> writable_roots;  // besides the workspace, which is always writable
   std::vector<std::string> deny_read;
+  // Protected paths: not writable even inside a writable root (deny wins), like the
+  // .git/hooks, .codex or .mcp.json that agent sandboxes protect (catalog §10).
+  std::vector<std::string> deny_write;
   NetworkMode network = NetworkMode::kNone;
   EnvPolicy env;
   std::optional<std::chrono::milliseconds> timeout;  // nullopt: no timeout
@@ -50,6 +53,7 @@ struct TreeRoots {
 struct ResolvedPolicy {
   std::vector<std::filesystem::path> writable;   // workspace first
   std::vector<std::filesystem::path> deny_read;
+  std::vector<std::filesystem::path> deny_write;
 };
 std::filesystem::path resolve_policy_path(const std::string& symbolic, const TreeRoots& roots);
 ResolvedPolicy resolve(const Policy& policy, const TreeRoots& roots);

@@ -57,6 +57,8 @@ enum class AttemptClass {
   // Recon (harness/attempt/oracles/recon.cc): the probe only holds still; the harness reads its
   // confinement from the host (/proc, the job's token) and compares it with the policy's promises.
   kRecon,         // be confined as the policy promises           -> namespaces/token read from outside
+  // Protected paths inside writable roots (policy deny_write; oracles/protected_write.cc):
+  kProtectedWrite, // write .git/hooks, .codex, .mcp.json... in the workspace -> snapshot diff
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);

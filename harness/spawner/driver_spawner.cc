@@ -32,6 +32,7 @@ driver::BootPolicy boot_policy(const SpawnRequest& r) {
   for (const auto& w : r.resolved.writable)
     if (w != r.roots.workspace) p.writable_roots.push_back(w.string());
   for (const auto& d : r.resolved.deny_read) p.deny_read.push_back(d.string());
+  for (const auto& d : r.resolved.deny_write) p.deny_write.push_back(d.string());
   p.network = to_string(r.policy->network);
   p.env_inherit = r.policy->env.inherit;  // an empty list is "none"
   p.env_set = r.policy->env.pinned;
@@ -207,6 +208,8 @@ class DriverSpawner final : public Spawner {
       return "the driver does not offer network = " + mode + " (hello capabilities.network: [" + join(modes, ", ") + "])";
     if (!policy.deny_read.empty() && !hello_.capabilities.deny_read)
       return "the driver cannot deny reads (hello capabilities.deny_read is false)";
+    if (!policy.deny_write.empty() && !hello_.capabilities.deny_write)
+      return "the driver cannot protect paths inside writable roots (hello capabilities.deny_write is false)";
     return std::nullopt;
   }
   SpawnPlan plan(const SpawnRequest&) const override {

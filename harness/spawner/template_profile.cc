@@ -6,8 +6,10 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "harness/core/error.h"
 #include "harness/core/text.h"
 #include "harness/core/toml_schema.h"
+#include "harness/model/expectation.h"
 
 namespace breakout {
 
@@ -15,13 +17,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kListTokens[] = {"{argv...}", "{network...}", "{writable...}",
-                                       "{deny_read...}", "{env_set...}", "{env_unset...}"};
+constexpr const char* kListTokens[] = {"{argv...}", "{network...}", "{writable...}", "{deny_read...}",
+                                       "{deny_write...}", "{env_set...}", "{env_unset...}"};
 // Expanded in every list. "{config}" only where the profile has a [config_file].
 constexpr const char* kScalars[] = {"{cwd}", "{workspace}", "{home}", "{tree}", "{profile_dir}", "{spawner_dir}",
                                     "{config}"};
 // What "{x:json}" / "{x:toml}" may name besides the scalars: lists (arrays) and tables.
-constexpr const char* kTypedLists[] = {"writable",  "deny_read", "env_names",       "env_unset",
+constexpr const char* kTypedLists[] = {"writable",  "deny_read", "deny_write", "env_names",       "env_unset",
                                        "env_set",   "env_pinned", "env_pinned_names"};
 
 // Where a template may use placeholders and which kinds.
@@ -100,12 +102,13 @@ ProfileConfigFile parse_config_file(const toml::table& t, const std::string& whe
   c.text = schema::required_string(t, "text", where);
   if (const toml::node* items = t.get("items")) {
     if (!items->is_table()) schema::fail("bad-type", where + ".items", "must be a table of element templates");
-    schema::only_fields(*items->as_table(), {"writable", "deny_read", "env_names", "env_unset"}, where + ".items");
+    schema::only_fields(*items->as_table(), {"writable", "deny_read", "deny_write", "env_names", "env_unset"},
+                        where + ".items");
     for (const auto& [key, value] : *items->as_table()) {
       const std::string name(key.str());
       if (!value.is_string()) schema::fail("bad-type", where + ".items." + name, "must be a string");
       const std::string item = *value.value<std::string>();
-      const bool paths = name == "writable" || name == "deny_read";
+      const bool paths = name == "writable" || name == "deny_read" || name == "deny_write";
       // Only the element's own escaped key, in the file's format.
       const std::string own = std::string(paths ? "{path:" : "{name:") + format + "}";
       for (std::size_t open = item.find('{'); open != std::string::npos; open = item.find('{', open + 1)) {
@@ -122,9 +125,10 @@ ProfileConfigFile parse_config_file(const toml::table& t, const std::string& whe
 }
 
 ProfileInexpressible parse_inexpressible(const toml::table& t, const std::string& where) {
-  schema::only_fields(t, {"writable_roots", "deny_read", "env_filter", "env_pinned"}, where);
+  schema::only_fields(t, {"writable_roots", "deny_read", "deny_write", "env_filter", "env_pinned"}, where);
   ProfileInexpressible c;
   c.deny_read = schema::optional_string(t, "deny_read", where).value_or("");
+  c.deny_write = schema::optional_string(t, "deny_write", where).value_or("");
   c.env_filter = schema::optional_string(t, "env_filter", where).value_or("");
   c.env_pinned = schema::optional_string(t, "env_pinned", where).value_or("");
   if (const toml::node* w = t.get("writable_roots")) {
@@ -147,8 +151,8 @@ Profile parse_profile_text(const std::string& text, const std::string& origin, c
 
 Profile parse_profile(const toml::table& root, const std::string& origin, const fs::path& profile_dir) {
   schema::only_fields(root, {"kind", "name", "description", "notes", "requires", "version", "command", "writable_root",
-                             "deny_read_dir", "deny_read_file", "env_set", "env_unset", "network", "config_file",
-                             "cannot_express"},
+                             "deny_read_dir", "deny_read_file", "deny_write", "protects", "env_set", "env_unset",
+                             "network", "config_file", "cannot_express"},
                       origin);
   if (const auto kind = schema::optional_string(root, "kind", origin); kind && *kind != "template")
     schema::fail("bad-kind", origin, "kind must be \"template\" or \"driver\" (drivers: docs/drivers.md)");
@@ -163,6 +167,15 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
   p.writable_root = schema::string_array(root, "writable_root", origin, true);
   p.deny_read_dir = schema::string_array(root, "deny_read_dir", origin, true);
   p.deny_read_file = schema::string_array(root, "deny_read_file", origin, true);
+  p.deny_write = schema::string_array(root, "deny_write", origin, false);
+  p.protects = schema::string_array(root, "protects", origin, false);
+  for (const auto& path : p.protects) {
+    try {
+      (void)resolve_policy_path(path, placeholder_roots());
+    } catch (const Error& e) {
+      schema::fail("bad-path", origin + ": protects", e.what());
+    }
+  }
   p.env_set = schema::string_array(root, "env_set", origin, false);
   p.env_unset = schema::string_array(root, "env_unset", origin, false);
   if (const toml::node* c = root.get("config_file")) {
@@ -184,7 +197,7 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
   check_placeholders(p.command, origin + ": command", command_rules, &p.typed_used, &p.uses_spawner_dir);
   PlaceholderRules plain;
   plain.config = p.config_file.has_value();
-  for (auto* list : {&p.writable_root, &p.deny_read_dir, &p.deny_read_file})
+  for (auto* list : {&p.writable_root, &p.deny_read_dir, &p.deny_read_file, &p.deny_write})
     check_placeholders(*list, origin, plain, nullptr, &p.uses_spawner_dir, {"{path}"});
   check_placeholders(p.env_set, origin, plain, nullptr, &p.uses_spawner_dir, {"{name}", "{value}"});
   check_placeholders(p.env_unset, origin, plain, nullptr, &p.uses_spawner_dir, {"{name}"});
@@ -220,6 +233,9 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
                          &p.uses_spawner_dir);
     }
   }
+  p.maps_deny_write = std::count(p.command.begin(), p.command.end(), "{deny_write...}") > 0 ||
+                      std::any_of(p.typed_used.begin(), p.typed_used.end(),
+                                  [](const std::string& ph) { return ph.rfind("{deny_write:", 0) == 0; });
   return p;
 }
 

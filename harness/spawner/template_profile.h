@@ -36,6 +36,7 @@ struct ProfileInexpressible {
   std::optional<std::size_t> max_writable_roots;  // extra roots besides the workspace
   std::string writable_roots;   // why (policies with more roots are skipped whole)
   std::string deny_read;        // no read denial: reads of denied paths are skipped
+  std::string deny_write;       // cannot protect paths inside writable roots (beyond `protects`)
   std::string env_filter;       // cannot hide caller variables: env-leak of hidden names skipped
   std::string env_pinned;       // cannot pin a value: env-pinned attempts skipped
 };
@@ -49,6 +50,10 @@ struct Profile {
   std::vector<std::string> writable_root;    // per writable root, {path}
   std::vector<std::string> deny_read_dir;    // per denied directory, {path}
   std::vector<std::string> deny_read_file;   // per denied file, {path}
+  std::vector<std::string> deny_write;       // per protected path (policy deny_write), {path}
+  // What the tool write-protects inside writable roots by itself, whatever it is told (policy
+  // path syntax: "workspace/.git"): a deny_write entry under one is expressed by the tool.
+  std::vector<std::string> protects;
   std::vector<std::string> env_set;          // per variable the child must see, {name} {value}
   std::vector<std::string> env_unset;        // per caller variable the child must not see, {name}
   // network mode name -> flags, or -> unsupported reason
@@ -58,6 +63,7 @@ struct Profile {
   ProfileInexpressible cannot;
   std::vector<std::string> typed_used;  // "{x:fmt}" placeholders the templates use, rendered per spawn
   bool uses_spawner_dir = false;
+  bool maps_deny_write = false;  // the command has {deny_write...} or a template {deny_write:FMT}
 };
 
 // `profile_dir` is what "{profile_dir}" expands to (the file's directory; "." for text).

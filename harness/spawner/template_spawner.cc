@@ -78,7 +78,8 @@ void add_typed(std::map<std::string, std::string>& vars, const Profile& profile,
       if (auto it = profile.config_file->items.find(name); it != profile.config_file->items.end()) item = &it->second;
     const auto array = [&](const std::vector<std::string>& elements) {
       if (!item) return literal_array(f, elements);
-      const std::string key = std::string(name == "writable" || name == "deny_read" ? "{path:" : "{name:") +
+      const bool paths = name == "writable" || name == "deny_read" || name == "deny_write";
+      const std::string key = std::string(paths ? "{path:" : "{name:") +
                               ph.substr(colon + 1);
       std::string out = "[";
       for (std::size_t i = 0; i < elements.size(); ++i)
@@ -95,6 +96,10 @@ void add_typed(std::map<std::string, std::string>& vars, const Profile& profile,
       std::vector<std::string> items;
       for (const auto& d : r.resolved.deny_read)
         if (exists_now(d)) items.push_back(path_text(d));
+      value = array(items);
+    } else if (name == "deny_write") {  // every entry: a tool may protect a path that is not there yet
+      std::vector<std::string> items;
+      for (const auto& d : r.resolved.deny_write) items.push_back(path_text(d));
       value = array(items);
     } else if (name == "env_names") {
       std::vector<std::string> items;
@@ -185,6 +190,8 @@ class TemplateSpawner final : public Spawner {
     const auto denied = [&] { return expect(klass, target, policy, placeholder_roots()).value == Expected::kDenied; };
     if (!c.deny_read.empty() && !policy.deny_read.empty() && decided_by(klass) == PolicyField::kDenyRead && denied())
       return profile_.name + " cannot express deny_read: " + c.deny_read;
+    if (decided_by(klass) == PolicyField::kDenyWrite && !policy.deny_write.empty() && denied())
+      if (auto why = cannot_protect(target)) return why;
     if (!c.env_filter.empty() && decided_by(klass) == PolicyField::kEnvInherit && denied())
       return profile_.name + " cannot hide caller variables: " + c.env_filter;
     if (!c.env_pinned.empty() && decided_by(klass) == PolicyField::kEnvPinned && !policy.env.pinned.empty())
@@ -202,6 +209,21 @@ class TemplateSpawner final : public Spawner {
   }
 
  private:
+  // A protected-path denial the tool cannot enforce: not under what it protects by itself
+  // (`protects`, compared case-folded so a case variant reaches the oracle's own check), and
+  // no deny_write mapping. Silence would turn every such denial into an escape.
+  std::optional<std::string> cannot_protect(const Target* target) const {
+    if (profile_.maps_deny_write || target == nullptr) return std::nullopt;
+    const TreeRoots roots = placeholder_roots();
+    const fs::path at(ascii_lower(resolve_policy_path(target->value, roots).generic_string()));
+    for (const auto& p : profile_.protects)
+      if (path_within(at, fs::path(ascii_lower(resolve_policy_path(p, roots).generic_string())))) return std::nullopt;
+    if (!profile_.cannot.deny_write.empty())
+      return profile_.name + " cannot protect " + target->value + " inside a writable root: " + profile_.cannot.deny_write;
+    return profile_.name + " profile maps no deny_write (no {deny_write...}, no {deny_write:FMT}, no [cannot_express] "
+                           "deny_write): " + target->value + " would be unprotected";
+  }
+
   Profile profile_;
 };
 
@@ -253,6 +275,7 @@ std::vector<std::string> expand_profile(const Profile& profile, const SpawnReque
   if (auto it = profile.network.find(to_string(r.policy->network)); it != profile.network.end()) most += it->second.size();
   most += r.resolved.writable.size() * profile.writable_root.size();
   most += r.resolved.deny_read.size() * std::max(profile.deny_read_dir.size(), profile.deny_read_file.size());
+  most += r.resolved.deny_write.size() * profile.deny_write.size();
   most += visible.size() * profile.env_set.size() + r.caller_env.size() * profile.env_unset.size();
   std::vector<std::string> out;
   out.reserve(most);
@@ -277,6 +300,13 @@ std::vector<std::string> expand_profile(const Profile& profile, const SpawnReque
         if (!exists_now(d, &st)) continue;  // nothing there to hide (docs/spawners.md)
         assign_path(path, d);
         append_expanded(out, fs::is_directory(st) ? profile.deny_read_dir : profile.deny_read_file, vars);
+      }
+      vars.erase("{path}");
+    } else if (token == "{deny_write...}") {
+      std::string& path = vars["{path}"];
+      for (const auto& d : r.resolved.deny_write) {
+        assign_path(path, d);
+        append_expanded(out, profile.deny_write, vars);
       }
       vars.erase("{path}");
     } else if (token == "{env_set...}") {

@@ -125,3 +125,33 @@ TEST(Expectation, LifetimeAndContracts) {
   EXPECT_EQ(expect(AttemptClass::kTimeoutKill, nullptr, p, placeholder_roots()).value, Expected::kDenied);
   EXPECT_EQ(expect(AttemptClass::kOutputFlood, nullptr, p, placeholder_roots()).value, Expected::kHolds);
 }
+
+// deny_write wins over the writable roots, for every write class; protected-write also denies
+// a directory holding an entry and a case variant of one, and nothing else beside it.
+TEST(Expectation, DenyWriteWinsOverTheWritableRoots) {
+  Policy p = base_policy(NetworkMode::kNone);
+  p.deny_write = {"workspace/.git/hooks", "workspace/.mcp.json", "extra/locked"};
+  for (const AttemptClass c : {AttemptClass::kFsWrite, AttemptClass::kProtectedWrite, AttemptClass::kIoUringWrite}) {
+    EXPECT_EQ(exp(c, "fs:workspace/.git/hooks/pre-commit", p), Expected::kDenied) << to_string(c);
+    EXPECT_EQ(exp(c, "fs:workspace/.git/hooks", p), Expected::kDenied) << to_string(c);
+    EXPECT_EQ(exp(c, "fs:workspace/.mcp.json", p), Expected::kDenied) << to_string(c);
+    EXPECT_EQ(exp(c, "fs:extra/locked/a", p), Expected::kDenied) << to_string(c);
+    EXPECT_EQ(exp(c, "fs:workspace/.git/description", p), Expected::kAllowed) << to_string(c);
+    EXPECT_EQ(exp(c, "fs:workspace/.mcp.json.bak", p), Expected::kAllowed) << to_string(c);
+    EXPECT_EQ(exp(c, "fs:workspace/git/hooks/pre-commit", p), Expected::kAllowed) << to_string(c);
+  }
+  const Target t = parse_target("fs:workspace/.git/hooks/x");
+  EXPECT_NE(expect(AttemptClass::kFsWrite, &t, p, placeholder_roots()).why.find("deny_write"), std::string::npos);
+  // The value-only answer the classifier uses agrees.
+  const ResolvedPolicy r = resolve(p, placeholder_roots());
+  EXPECT_EQ(expected_fs(AttemptClass::kFsWrite, resolve_policy_path("workspace/.mcp.json", placeholder_roots()), r),
+            Expected::kDenied);
+  // The holder of an entry and a case variant: protected-write only.
+  EXPECT_EQ(exp(AttemptClass::kProtectedWrite, "fs:workspace/.git", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kFsWrite, "fs:workspace/.git", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kProtectedWrite, "fs:workspace/.GIT/hooks/x", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kProtectedWrite, "fs:workspace/.MCP.json", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kProtectedWrite, "fs:workspace", p), Expected::kDenied);  // holds them all
+  EXPECT_EQ(exp(AttemptClass::kProtectedWrite, "fs:workspace/git", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kProtectedWrite, "fs:sibling/.git/hooks/x", p), Expected::kDenied);  // outside anyway
+}

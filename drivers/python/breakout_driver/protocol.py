@@ -82,6 +82,7 @@ class Policy:
     workspace: str | None
     writable_roots: tuple[str, ...] = ()
     deny_read: tuple[str, ...] = ()
+    deny_write: tuple[str, ...] = ()  # protected paths inside the writable roots (deny wins)
     network: str = "none"
     env_inherit: EnvInherit = "none"
     env_set: Mapping[str, str] = field(default_factory=dict)
@@ -94,6 +95,7 @@ class Policy:
         workspace = get_abs_path(obj.get("workspace"), "policy.workspace", nullable=True)
         roots = _abs_list(obj.get("writable_roots", []), "policy.writable_roots")
         deny = _abs_list(obj.get("deny_read", []), "policy.deny_read")
+        protect = _abs_list(obj.get("deny_write", []), "policy.deny_write")
         network = obj.get("network", "none")
         if network not in NETWORK_MODES:
             raise invalid(f"policy.network must be one of {NETWORK_MODES}")
@@ -108,7 +110,7 @@ class Policy:
         elif inherit not in ("all", "none"):
             raise invalid("policy.env.inherit must be 'all', 'none' or a list of names")
         env_set = get_env_map(env.get("set"), "policy.env.set")
-        return cls(workspace, roots, deny, network, inherit, env_set, dict(obj))
+        return cls(workspace, roots, deny, protect, network, inherit, env_set, dict(obj))
 
 
 def _abs_list(value: Any, what: str) -> tuple[str, ...]:

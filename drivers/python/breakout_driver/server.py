@@ -231,6 +231,8 @@ class DriverServer:
             raise ProtocolError("unsupported", f"network {policy.network!r} cannot be expressed")
         if policy.deny_read and not self.capabilities.get("deny_read"):
             raise ProtocolError("unsupported", "deny_read cannot be expressed")
+        if policy.deny_write and not self.capabilities.get("deny_write"):
+            raise ProtocolError("unsupported", "deny_write cannot be expressed")
         pins = {**self.pinned_env, **(self.policy_pins(policy) if self.policy_pins else {})}
         entry = _Entry(Session(sid, policy, pins, self.host_env))
         with self._lock:

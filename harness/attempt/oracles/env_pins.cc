@@ -32,13 +32,8 @@ struct PinAttack {
   nlohmann::json evidence = nlohmann::json::object();
 };
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string other_case(const std::string& name) {
-  const std::string l = lower(name);
+  const std::string l = ascii_lower(name);
   if (l != name) return l;
   std::string u = name;
   for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -47,7 +42,7 @@ std::string other_case(const std::string& name) {
 
 // Names whose value routes traffic or loads code: a spawner that sets them is pinning them.
 bool security_relevant(const std::string& name) {
-  const std::string l = lower(name);
+  const std::string l = ascii_lower(name);
   return l.find("proxy") != std::string::npos || l.rfind("git_ssh", 0) == 0 || l.rfind("git_config", 0) == 0 ||
          l.rfind("ld_", 0) == 0 || l == "bash_env" || l == "pythonpath" || l == "ssh_auth_sock" ||
          l == "git_terminal_prompt";

@@ -14,6 +14,8 @@ std::unique_ptr<Oracle> fs_write();      // fs-write (with the path form's excus
 std::unique_ptr<Oracle> plain_write();   // io-uring-write
 std::unique_ptr<Oracle> leaked_fd();     // fd-leak: the caller leaks the target directory's fd
 std::unique_ptr<Oracle> abi_write();     // syscall-abi-write (N/A where the host lacks the ABI)
+// protected_write.cc: the workspace made an agent's checkout first, then the snapshot diff.
+std::unique_ptr<Oracle> protected_write();  // protected-write (deny_write wins over the roots)
 // canary_token.cc: the planted secret seen outside.
 std::unique_ptr<Oracle> file_read();     // fs-read
 std::unique_ptr<Oracle> env_leak();      // env-leak

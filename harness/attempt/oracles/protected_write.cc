@@ -1,0 +1,106 @@
+// protected-write: a write at a protected path inside a writable root (policy deny_write).
+//
+// Agent sandboxes decide what they protect when they wrap the command, from what exists
+// then: Codex makes a writable root's `.git` and `.codex` read-only only if they are there
+// (codex-rs linux-sandbox, WritableRoot::read_only_subpaths), srt protects `.git/hooks` and
+// `.git/config` only when `.git` is a directory (sandbox-runtime linux-sandbox-utils.js,
+// linuxGetCwdMandatoryDenyPaths). So before the snapshot the workspace is made to look like
+// an agent's checkout: the protected files, and each one's control, the same path without
+// the leading dot (workspace/git/config for workspace/.git/config). The literal sibling is
+// no control: Codex protects the whole of .git and .codex, srt the whole of .vscode.
+//
+// The snapshot decides, as for fs-write; WritableRoots already leaves the deny_write
+// entries out of the roots, so any change under one is outside.
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include "harness/attempt/oracle.h"
+#include "harness/attempt/oracles/oracles.h"
+#include "harness/core/error.h"
+#include "harness/core/text.h"
+
+namespace breakout::oracles {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Planted {
+  const char* path;  // relative to the workspace; a trailing '/' is a directory
+  const char* content;
+};
+
+// What an agent's checkout holds that a later host-side program runs or obeys (catalog §8,
+// §10), and each one's dotless control twin.
+constexpr std::array kCheckout = {
+    Planted{".git/HEAD", "ref: refs/heads/main\n"},
+    Planted{".git/config", "[core]\n\trepositoryformatversion = 0\n"},
+    Planted{".git/hooks/", nullptr},
+    Planted{".codex/config.toml", "model = \"breakout\"\n"},
+    Planted{".claude/settings.json", "{}\n"},
+    Planted{".vscode/tasks.json", "{\"version\": \"2.0.0\", \"tasks\": []}\n"},
+    Planted{".mcp.json", "{\"mcpServers\": {}}\n"},
+    Planted{".bashrc", "# breakout\n"},
+    Planted{"git/HEAD", "ref: refs/heads/main\n"},
+    Planted{"git/config", "[core]\n\trepositoryformatversion = 0\n"},
+    Planted{"git/hooks/", nullptr},
+    Planted{"codex/config.toml", "model = \"breakout\"\n"},
+    Planted{"claude/settings.json", "{}\n"},
+    Planted{"vscode/tasks.json", "{\"version\": \"2.0.0\", \"tasks\": []}\n"},
+    Planted{"mcp.json", "{\"mcpServers\": {}}\n"},
+    Planted{"bashrc", "# breakout\n"},
+};
+
+void plant(const fs::path& workspace, const Planted& p) {
+  const std::string rel = p.path;
+  const fs::path at = workspace / rel;
+  std::error_code ec;
+  fs::create_directories(rel.back() == '/' ? at : at.parent_path(), ec);
+  check(!ec, "plant", "cannot create the directories of " + at.string() + ": " + ec.message());
+  if (p.content == nullptr) return;
+  std::ofstream out(at, std::ios::binary | std::ios::trunc);
+  out << p.content;
+  out.close();
+  check(static_cast<bool>(out), "plant", "cannot write " + at.string());
+}
+
+// The deny_write entry `target` spells in another letter case, if it does (the rule's case
+// variant); nullptr when it spells one exactly or none.
+const fs::path* case_variant_of(const fs::path& target, const std::vector<fs::path>& deny_write) {
+  const std::string folded = ascii_lower(target.generic_string());
+  for (const auto& entry : deny_write) {
+    if (path_within(target, entry)) return nullptr;
+    if (path_within(fs::path(folded), fs::path(ascii_lower(entry.generic_string())))) return &entry;
+  }
+  return nullptr;
+}
+
+class ProtectedWrite final : public Oracle {
+ public:
+  std::optional<Skip> prepare(Scene& s) override {
+    for (const Planted& p : kCheckout) plant(s.tree.roots().workspace, p);
+    // A case variant names the protected file only where the file system folds case (NTFS,
+    // APFS by default, ext4 with casefold); elsewhere it is another, unprotected file.
+    if (const fs::path* entry = case_variant_of(s.io.target_path, s.request.resolved.deny_write)) {
+      fs::path spelled;  // the target's part that spells the (planted) entry
+      auto it = s.io.target_path.begin();
+      for (auto e = entry->begin(); e != entry->end() && it != s.io.target_path.end(); ++e, ++it) spelled /= *it;
+      std::error_code ec;
+      if (!fs::equivalent(spelled, *entry, ec))
+        return Skip{"the file system here is case-sensitive: " + s.io.target_path.string() +
+                    " names another file than " + entry->string()};
+    }
+    return std::nullopt;
+  }
+  Observation observe(Scene& s, const LaunchResult&) override {
+    return observe_fs_change(s.ex, s.tree, s.request.resolved, s.window(), s.io);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Oracle> protected_write() { return make_oracle<ProtectedWrite>(); }
+
+}  // namespace breakout::oracles
