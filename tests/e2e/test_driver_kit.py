@@ -24,7 +24,8 @@ def env_of(d: Driver, session="s1", env=None) -> dict[str, str]:
 def test_hello_shape(start):
     r = start().ok("hello", protocol=1)
     assert r["protocol"] == 1 and r["platform"] == "linux" and r["name"] and r["version"]
-    assert r["capabilities"] == {"network": ["none", "full"], "deny_read": True, "concurrent_exec": 4, "fs": True}
+    assert r["capabilities"] == {"network": ["none", "full"], "deny_read": True, "deny_write": True,
+                                 "concurrent_exec": 4, "fs": True}
     assert r["pinned_env"] == {"GIT_CONFIG_NOSYSTEM": "1"}  # proxies are pinned per policy (network != full)
 
 
