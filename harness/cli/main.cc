@@ -219,6 +219,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   info.finished_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
   info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   write_results(out_dir, info, records);
+  write_run_report(out_dir);
   print_summary(std::cout, info, records, out_dir);
   record_history(o.history, info, records);
   warn_if_nothing_ran(records);
@@ -243,7 +244,7 @@ int main(int argc, char** argv) {
   list->add_option("--suite", list_suite, "suite whose scenarios to list")->capture_default_str();
 
   RunOptions ro;
-  CLI::App* run = app.add_subcommand("run", "run a suite against a spawner; writes results.json and junit.xml");
+  CLI::App* run = app.add_subcommand("run", "run a suite against a spawner; writes results.json, junit.xml, report.html and summary.md");
   run->add_option("--spawner", ro.spawner, "none, a profile name (bwrap, firejail) or a profile .toml path")
       ->capture_default_str();
   run->add_option("--driver", ro.driver,

@@ -225,6 +225,23 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) throw Error("cannot write " + path);
 }
 
+}  // namespace
+
+void write_run_report(const fs::path& out_dir) {
+  try {
+    ReportInput in;
+    in.results = load_results(out_dir / "results.json");
+    in.history_note = "not read by run: `breakout report` shows the trend";
+    in.bench_note = "not read by run: `breakout report` shows the newest bench run";
+    write_file((out_dir / "report.html").string(), html_report(in));
+    write_file((out_dir / "summary.md").string(), markdown_summary(in));
+  } catch (const std::exception& e) {
+    std::cerr << "breakout: warning: report.html/summary.md not written: " << e.what() << "\n";
+  }
+}
+
+namespace {
+
 int cmd_report(const ToolCommands& t) {
   ReportInput in;
   in.results = load_run(t.report_run, t.report_history);

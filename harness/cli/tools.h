@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 
 #include <memory>
 #include <optional>
@@ -24,6 +25,10 @@ void add_history_options(CLI::App* cmd, HistoryOptions& options);
 // changes the run's exit status (the results files are already written).
 void record_history(const HistoryOptions& options, const RunInfo& info, const std::vector<AttemptRecord>& records);
 
+// report.html and summary.md beside a run's results.json, as `breakout report DIR --markdown`
+// writes them, without the history trend (`breakout report` adds it). A failure is a warning:
+// the results files are what the run promises.
+void write_run_report(const std::filesystem::path& out_dir);
 struct ToolCommands;
 std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app);
 

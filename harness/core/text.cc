@@ -33,6 +33,14 @@ std::string printable_excerpt(std::string_view raw, std::size_t max_bytes) {
   return out;
 }
 
+std::string shorten(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t cut = text.rfind(' ', max_bytes);
+  if (cut == std::string_view::npos || cut < max_bytes / 2) cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+  return std::string(text.substr(0, cut)) + " …";
+}
+
 std::string ascii_lower(std::string s) {
   for (auto& c : s)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');

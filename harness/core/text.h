@@ -19,6 +19,11 @@ std::string xml_escape(std::string_view s);
 // never scanned again, so a value containing "{cwd}" stays literal.
 std::string substitute_placeholders(std::string_view text, const std::map<std::string, std::string>& vars);
 
+// At most about `max_bytes` of an already printable text for display: a longer one is cut at
+// its last space in the second half of the limit (else at the limit) and ends in " …", so a
+// reason never stops mid-word.
+std::string shorten(std::string_view text, std::size_t max_bytes);
+
 // `s` with ASCII letters in lower case (names and paths compared case-insensitively).
 std::string ascii_lower(std::string s);
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "harness/core/text.h"
 #include "harness/report/escape.h"
 
 namespace breakout {
@@ -422,7 +423,7 @@ std::string markdown_summary(const ReportInput& in) {
       break;
     }
     m << "- **" << to_string(a.verdict) << "**" << (in.accepted.count(a.id) ? " (accepted by the baseline)" : "")
-      << " " << markdown_escape(a.id) << ": " << markdown_escape(a.reason.substr(0, 300)) << "  \n  reproduce: "
+      << " " << markdown_escape(a.id) << ": " << markdown_escape(shorten(a.reason, 300)) << "  \n  reproduce: "
       << code_span(reproduce_command(r.info, a.id)) << "\n";
   }
   if (!header) m << "\nNo findings.\n";

@@ -139,17 +139,18 @@ void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Att
     if (r.verdict == Verdict::kPass || r.verdict == Verdict::kSkip) continue;
     if (!header) out << "\nFindings:\n", header = true;
     out << "  " << std::left << std::setw(9) << to_string(r.verdict) << " " << r.id << "\n            "
-        << printable_excerpt(r.reason, 300) << "\n";
+        << shorten(printable_excerpt(r.reason, 2048), 300) << "\n";
   }
   std::map<std::string, int> skip_reasons;
   for (const auto& r : records)
     if (r.verdict == Verdict::kSkip) ++skip_reasons[r.reason];
   if (!skip_reasons.empty()) out << "\nSkipped (never counted as pass):\n";
-  for (const auto& [why, n] : skip_reasons) out << "  " << n << " x " << printable_excerpt(why, 300) << "\n";
+  for (const auto& [why, n] : skip_reasons) out << "  " << n << " x " << shorten(printable_excerpt(why, 2048), 300) << "\n";
   const auto counts = count_verdicts(records);
   out << "\nTotal:";
   for (auto c : cols) out << " " << counts.at(c) << " " << c << (c == cols[5] ? "" : ",");
   out << "\nResults: " << (out_dir / "results.json").string() << "\n         " << (out_dir / "junit.xml").string()
+      << "\nReport:  " << (out_dir / "report.html").string() << "\n         " << (out_dir / "summary.md").string()
       << "\n";
 }
 

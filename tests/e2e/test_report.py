@@ -153,3 +153,16 @@ def test_reproduce_command_names_a_relative_profile_by_its_absolute_path(breakou
     run = json.loads((tmp_path / "out" / "results.json").read_text())["run"]
     assert run["spawner"]["arg"] == str(FIXTURES / "hostile-output.toml")
     assert run["suite_arg"] == "default"  # a suite name stays a name
+
+
+def test_run_writes_the_report_and_the_summary_beside_its_results(run_breakout):
+    """`breakout run` leaves report.html and summary.md next to results.json, of the same run."""
+    run = run_breakout("--spawner", "none", "--only", "fs.write.create*")
+    assert run.results is not None, run.stderr[-2000:]
+    html = (run.out_dir / "report.html").read_text()
+    summary = (run.out_dir / "summary.md").read_text()
+    assert run.results["run"]["id"] in html, html[:500]
+    escapes = run.by_verdict("escape")
+    assert escapes and all(a["id"] in html for a in escapes)
+    assert "escape" in summary and escapes[0]["id"] in summary, summary[:800]
+    assert "report.html" in run.stdout
