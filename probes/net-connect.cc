@@ -17,18 +17,21 @@
 //   lower-case http_proxy only (curl ignores HTTP_PROXY: httpoxy); every other
 //   scheme https_proxy, then HTTPS_PROXY; then all_proxy, ALL_PROXY. no_proxy
 //   (else NO_PROXY), a comma list of exact host names or "*", bypasses it.
-//   Proxy values are [http://][user:pass@]host[:port] (default port 1080, like
-//   curl); credentials are ignored and never reported. Through a proxy the probe
-//   sends "CONNECT host:port HTTP/1.1", Host, "X-Breakout-Nonce: N", a blank line,
-//   then the nonce line into the tunnel, and reports the proxy's status line.
+//   Proxy values are [http://][user[:password]@]host[:port] (default port 1080, like
+//   curl). Through a proxy the probe sends "CONNECT host:port HTTP/1.1", Host,
+//   Proxy-Authorization Basic from the URL's percent-decoded userinfo when it has
+//   one (curl does; srt's proxy answers 407 without it), "X-Breakout-Nonce: N", a
+//   blank line, then the nonce line into the tunnel, and reports the proxy's status
+//   line. Credentials are reported only masked (proxy_auth, proxy_credentials).
 //
 // Result: ok=true when connect and send succeeded from inside (for UDP: at least
 // one datagram was sent); errno/errname of the failing step otherwise (resolve,
 // socket, connect, send...). ENETUNREACH usually means no network namespace
 // route (e.g. --unshare-net), ECONNREFUSED nothing listening or a firewall,
 // ETIMEDOUT the 2 s connect timeout. Fields: proto, via ("direct"|"proxy"),
-// proxy, proxy_var, proxy_status (HTTP status, 0 if none), address, sent,
-// received. Through a proxy, ok says only that the proxy took the request.
+// proxy, proxy_var, proxy_status (HTTP status, 0 if none), proxy_auth,
+// proxy_credentials (masked), address, sent, received. Through a proxy, ok says
+// only that the proxy took the request.
 // Bounds: 2 s connect timeout, name lookups with RES_OPTIONS "timeout:1
 // attempts:1" (unless set), and a 15 s alarm over everything.
 // Exit: 0 ok, 1 failed attempt, 64 usage error.
@@ -247,9 +250,11 @@ int main(int argc, char** argv) {
       return r.exit_code();
     }
     r.set("proxy", bracket(proxy.host) + ":" + proxy.port);
-    const std::string authority = bracket(target->host) + ":" + target->port;
-    payload = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\nX-Breakout-Nonce: " + nonce +
-              "\r\n\r\n" + nonce_line;
+    if (proxy.has_credentials) {
+      r.set("proxy_auth", "basic");
+      r.set("proxy_credentials", masked_credentials(proxy));
+    }
+    payload = connect_request(*target, proxy, nonce) + nonce_line;
   }
 
   Connected c;

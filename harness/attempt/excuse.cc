@@ -1,7 +1,8 @@
-// The probe's "unavailable here" reports, and the three places the host lets them count.
+// The probe's "unavailable here" reports, the three places the host lets them count, and the absent syscall ABI.
 #include "harness/attempt/excuse.h"
 
 #include <algorithm>
+#include <csignal>
 
 #include "harness/core/text.h"
 
@@ -44,6 +45,59 @@ std::optional<std::string> technique_unavailable(const Attempt& a, std::size_t b
   const auto reason = probe_says_unavailable(run, "technique");
   if (!reason) return std::nullopt;
   return "N/A: technique " + asked + " unavailable here: " + *reason + "; no heartbeat was ever written";
+}
+
+namespace {
+
+// The names a sandbox's answer is likely to carry; a number alone otherwise (the harness
+// builds for Windows too, where most of these do not exist).
+std::string signal_text(int sig) {
+  const char* name = nullptr;
+  switch (sig) {
+#ifdef SIGSYS
+    case SIGSYS: name = "SIGSYS"; break;
+#endif
+#ifdef SIGKILL
+    case SIGKILL: name = "SIGKILL"; break;
+#endif
+    case SIGSEGV: name = "SIGSEGV"; break;
+    case SIGABRT: name = "SIGABRT"; break;
+    default: break;
+  }
+  return "signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : std::string());
+}
+
+}  // namespace
+
+std::string probe_fate(const LaunchResult& run, const std::string& what) {
+  const nlohmann::json report = parse_probe_report(run.out);
+  if (report.is_object() && report.contains(what + "_state")) {
+    const nlohmann::json& state = report[what + "_state"];
+    const nlohmann::json& reason = report.contains(what + "_reason") ? report[what + "_reason"] : nlohmann::json();
+    return "reported " + what + "_state " +
+           printable_excerpt(state.is_string() ? state.get<std::string>() : state.dump(), 32) + ": " +
+           printable_excerpt(reason.is_string() ? reason.get<std::string>() : std::string("no reason"), 300);
+  }
+  const std::string got = report.is_object() ? "a report without " + what + "_state" : "no report";
+  if (!run.started) return "did not start (" + printable_excerpt(run.start_error, 200) + ")";
+  if (run.timed_out) return "timed out, " + got;
+  if (!run.exited) return "killed by " + signal_text(run.term_signal) + ", " + got;
+  // A shell between the spawner and the probe reports a signal death as 128 + the signal.
+  if (run.exit_code > 128 && run.exit_code < 128 + 65)
+    return "exited " + std::to_string(run.exit_code) + " (128 + " + signal_text(run.exit_code - 128) + "), " + got;
+  return "exited " + std::to_string(run.exit_code) + ", " + got;
+}
+
+// The host check is the harness's own (a forked child calling getpid through the ABI, outside
+// every sandbox), so it needs no word from the probe: whatever answered inside, SIGSYS from a
+// filter that checks the architecture, ENOSYS from the kernel or EPERM, said nothing about the
+// sandbox, because no sandbox could have let this call through here. A control that cannot run
+// is N/A for the same reason, never an overblock, and its denials are N/A beside it.
+std::optional<std::string> abi_absent_here(Effect effect, const std::optional<std::string>& host_says,
+                                           const std::string& fate) {
+  if (effect != Effect::kNotHappened || !host_says) return std::nullopt;
+  return "N/A: " + *host_says + " (the harness's own check), so the attempt cannot be tried here whatever the sandbox answers; the probe " +
+         fate + "; nothing changed on the host";
 }
 
 }  // namespace breakout

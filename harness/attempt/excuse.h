@@ -6,7 +6,8 @@
 // is the sandboxed side's word, hostile input: only that fixed value is compared, the
 // reason is shown bounded, and the excuse counts only where the attempt asked for the
 // mechanism and the host shows nothing happened. Then the attempt is N/A (skip), never
-// a pass; anywhere else it is judged as usual.
+// a pass; anywhere else it is judged as usual. One exception, where the harness itself
+// knows: a syscall ABI its own host check finds missing (abi_absent_here).
 #pragma once
 
 #include <optional>
@@ -28,5 +29,18 @@ Observation form_applies(Observation o, const Execution& ex, const LaunchResult&
 // wmi|schtasks|shellexecute) whose probe says it is unavailable, with no beat ever written:
 // the skip reason; nullopt otherwise (judged as usual).
 std::optional<std::string> technique_unavailable(const Attempt& a, std::size_t beats, const LaunchResult& run);
+
+// How the probe ended, in one bounded line for the evidence: the `<what>_state` and
+// `<what>_reason` it reported, or, without a report, how the spawned process ended
+// (a signal such as a seccomp filter's SIGSYS, an exit status, a timeout).
+std::string probe_fate(const LaunchResult& run, const std::string& what);
+
+// syscall-abi-write: the harness's own check on the host (`host_says`, syscall_abi_unavailable)
+// finds the ABI missing from this kernel and nothing changed outside: the attempt cannot be
+// tried on this machine whatever the sandbox answered (SIGSYS, ENOSYS, EPERM, no report), so
+// it is N/A, control included; the reason names the host's fact and the probe's `fate`.
+// nullopt where the host has the ABI or something changed (judged as usual).
+std::optional<std::string> abi_absent_here(Effect effect, const std::optional<std::string>& host_says,
+                                           const std::string& fate);
 
 }  // namespace breakout

@@ -1,6 +1,7 @@
 // net-connect's target syntax and proxy choice (curl's rules; see proxy_target.h).
 #include "probes/common/proxy_target.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -37,16 +38,46 @@ bool no_proxy_matches(const std::string& host, EnvLookup env) {
   return false;
 }
 
-// [http://][user:pass@]host[:port][/...] into host and port; false when the scheme is not
-// plain http (a socks or TLS proxy is not spoken here).
-bool parse_proxy(std::string v, std::string* host, std::string* port) {
+// curl's decoding of a URL part (lib/escape.c Curl_urldecode with REJECT_ZERO): %XX becomes the
+// byte, any other '%' stays; false on %00, which no credential may carry.
+bool percent_decode(const std::string& in, std::string* out) {
+  auto hex = [](char ch) -> int {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+  };
+  out->clear();
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '%' && i + 2 < in.size() && hex(in[i + 1]) >= 0 && hex(in[i + 2]) >= 0) {
+      const char byte = static_cast<char>(hex(in[i + 1]) * 16 + hex(in[i + 2]));
+      if (byte == '\0') return false;
+      out->push_back(byte);
+      i += 2;
+    } else {
+      out->push_back(in[i]);
+    }
+  }
+  return true;
+}
+
+// [http://][user[:password]@]host[:port][/...] into its parts; false when the scheme is not
+// plain http (a socks or TLS proxy is not spoken here) or the userinfo does not decode.
+bool parse_proxy(std::string v, ProxyChoice* c) {
   if (const auto sep = v.find("://"); sep != std::string::npos) {
     if (!iequals(v.substr(0, sep), "http")) return false;
     v = v.substr(sep + 3);
   }
   v = v.substr(0, v.find('/'));
-  if (const auto at = v.rfind('@'); at != std::string::npos) v = v.substr(at + 1);
-  return split_host_port(v, host, port, "1080");
+  if (const auto at = v.rfind('@'); at != std::string::npos) {
+    const std::string userinfo = v.substr(0, at);
+    v = v.substr(at + 1);
+    const auto colon = userinfo.find(':');
+    if (!percent_decode(userinfo.substr(0, colon), &c->user)) return false;
+    if (!percent_decode(colon == std::string::npos ? "" : userinfo.substr(colon + 1), &c->password)) return false;
+    c->has_credentials = true;
+  }
+  return split_host_port(v, &c->host, &c->port, "1080");
 }
 
 }  // namespace
@@ -119,10 +150,45 @@ ProxyChoice pick_proxy(const NetTarget& t, EnvLookup env) {
       return c;
     }
     c.var = v;
-    c.parsed = parse_proxy(value, &c.host, &c.port);
+    c.parsed = parse_proxy(value, &c);
+    if (!c.parsed) {  // nothing half-parsed, credentials least of all
+      c = ProxyChoice();
+      c.var = v;
+    }
     return c;
   }
   return c;
+}
+
+std::string base64(const std::string& bytes) {
+  static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    unsigned v = 0;
+    for (std::size_t k = 0; k < 3; ++k) v = (v << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0u);
+    for (std::size_t k = 0; k < 4; ++k) out.push_back(k <= n ? kAlphabet[(v >> (18 - 6 * k)) & 63] : '=');
+  }
+  return out;
+}
+
+std::string connect_request(const NetTarget& t, const ProxyChoice& c, const std::string& nonce) {
+  const std::string authority = bracket(t.host) + ":" + t.port;
+  std::string req = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n";
+  if (c.has_credentials) req += "Proxy-Authorization: Basic " + base64(c.user + ":" + c.password) + "\r\n";
+  return req + "X-Breakout-Nonce: " + nonce + "\r\n\r\n";
+}
+
+std::string masked_credentials(const ProxyChoice& c) {
+  if (!c.has_credentials) return "";
+  // Two characters say which user without handing over a secret that may live in it (srt's
+  // user carries the encoded command, its password the per-run token); none of a short user.
+  std::string shown;
+  if (c.user.size() > 4)
+    for (char ch : c.user.substr(0, 2)) shown += ch > ' ' && ch < 127 ? ch : '?';
+  return "user " + shown + "... (" + std::to_string(c.user.size()) + " bytes), password (" +
+         std::to_string(c.password.size()) + " bytes)";
 }
 
 std::string bracket(const std::string& host) { return host.find(':') != std::string::npos ? "[" + host + "]" : host; }

@@ -2,7 +2,7 @@
 //
 //   auto t = parse_net_target("https://127.0.0.1:8443/x");   // proto tcp, scheme https
 //   ProxyChoice c = pick_proxy(*t, &env_value);              // env_value: the platform's lookup
-//   if (!c.var.empty() && c.parsed) connect to c.host:c.port, "CONNECT " + bracket(t->host) + ...
+//   if (!c.var.empty() && c.parsed) connect to c.host:c.port, send connect_request(*t, c, nonce)
 //
 // The variable names are curl's (curl(1) "ENVIRONMENT"); how a name is looked up is the caller's:
 // getenv is case-sensitive on POSIX, GetEnvironmentVariableW case-insensitive on Windows, so there
@@ -35,15 +35,33 @@ using EnvLookup = std::string (*)(const char* name);
 
 struct ProxyChoice {
   std::string var;                // the variable that applies ("" = direct)
-  bool parsed = false;            // its value is [http://][user:pass@]host[:port][/...]
+  bool parsed = false;            // its value is [http://][user[:password]@]host[:port][/...]
   std::string host, port;         // the proxy (port 1080 by default, like curl)
   bool no_proxy_matched = false;  // a proxy applied but no_proxy (else NO_PROXY) named the host
+  // The URL's userinfo, percent-decoded as curl does: a secret the sandbox handed the child (srt
+  // puts a per-run token there), sent to the proxy only and never reported (masked_credentials).
+  bool has_credentials = false;
+  std::string user, password;     // password "" for "user@host"
 };
 
 // Scheme http: http_proxy only (curl ignores HTTP_PROXY: httpoxy); others: https_proxy, then
 // HTTPS_PROXY; then all_proxy, ALL_PROXY. no_proxy (else NO_PROXY) is a comma list of exact host
-// names (case-insensitive, [v6] allowed) or "*". Credentials are dropped, never returned.
+// names (case-insensitive, [v6] allowed) or "*". Credentials are kept as curl keeps them: split
+// at the first ':' of the userinfo, each half percent-decoded (%XX; a '%' not followed by two hex
+// digits stays as is; %00 makes the value unparsed, curl refuses it too).
 ProxyChoice pick_proxy(const NetTarget& t, EnvLookup env);
+
+// The CONNECT request for `t` through `c` (RFC 9110 9.3.6): Host, Proxy-Authorization Basic
+// base64(user:password) when the URL carried credentials (curl's default scheme, RFC 7617), and
+// X-Breakout-Nonce; the caller sends the nonce line into the tunnel after it.
+std::string connect_request(const NetTarget& t, const ProxyChoice& c, const std::string& nonce);
+
+// What a report may say of the credentials: the user's first two characters and both lengths,
+// never the password or the whole user; "" without credentials.
+std::string masked_credentials(const ProxyChoice& c);
+
+// RFC 4648 base64 with padding.
+std::string base64(const std::string& bytes);
 
 // "[v6]" for an IPv6 literal, the host as is otherwise.
 std::string bracket(const std::string& host);

@@ -16,8 +16,9 @@
 //   case-insensitively, Microsoft Learn "Changing Environment Variables"), so http_proxy
 //   IS HTTP_PROXY here, as it is for curl on Windows. The proxy's address must be numeric
 //   too (else step "resolve-proxy"). Through a proxy the probe sends "CONNECT host:port
-//   HTTP/1.1", Host, "X-Breakout-Nonce: N", a blank line, then the nonce line into the
-//   tunnel, and reports the proxy's status line: the nonce reaches the proxy's listener,
+//   HTTP/1.1", Host, Proxy-Authorization Basic when the proxy URL has credentials (as
+//   curl does; reported only masked), "X-Breakout-Nonce: N", a blank line, then the
+//   nonce line into the tunnel, and reports the proxy's status line: the nonce reaches the proxy's listener,
 //   and the target's only if the proxy forwards it.
 // The probe sends "BREAKOUT-NONCE <N>\n"; the harness's listener decides whether it arrived.
 // Result: ok=true when connect and send succeeded from inside (UDP: one datagram
@@ -178,9 +179,11 @@ int wmain(int argc, wchar_t** wargv) {
       return r.exit_code();
     }
     r.set("proxy", bracket(proxy.host) + ":" + proxy.port);
-    const std::string authority = bracket(target->host) + ":" + target->port;
-    payload = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\nX-Breakout-Nonce: " + nonce +
-              "\r\n\r\n" + nonce_line;
+    if (proxy.has_credentials) {
+      r.set("proxy_auth", "basic");
+      r.set("proxy_credentials", masked_credentials(proxy));
+    }
+    payload = connect_request(*target, proxy, nonce) + nonce_line;
     connect_host = proxy.host;
     connect_port = proxy.port;
   }

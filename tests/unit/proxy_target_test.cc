@@ -105,5 +105,73 @@ TEST(ProxyTarget, NoProxyBypassesByExactNameOrStar) {
   g_env.clear();
 }
 
+// srt's value (sandbox-utils.js generateProxyEnvVars): the user is base64 put through
+// encodeURIComponent, the password a token; curl decodes both before building the header.
+TEST(ProxyTarget, CredentialsArePercentDecodedAsCurlDoes) {
+  g_env = {{"https_proxy", "http://c3J0%2BdXNlcg%3D%3D:t0k%3An%40x@localhost:3128/"}};
+  ProxyChoice c = pick_proxy(target("tcp:198.51.100.7:443"), fake_env);
+  ASSERT_TRUE(c.parsed);
+  EXPECT_TRUE(c.has_credentials);
+  EXPECT_EQ(c.user, "c3J0+dXNlcg==");
+  EXPECT_EQ(c.password, "t0k:n@x");  // split at the first ':' of the userinfo, then decoded
+  EXPECT_EQ(c.host, "localhost");
+  EXPECT_EQ(c.port, "3128");
+  g_env = {{"https_proxy", "http://us:er:pw%zz%4@h:1"}};  // a '%' without two hex digits stays
+  c = pick_proxy(target("tcp:h2:1"), fake_env);
+  EXPECT_EQ(c.user, "us");
+  EXPECT_EQ(c.password, "er:pw%zz%4");
+  g_env = {{"https_proxy", "only-user@h:1"}};  // no password: curl sends "user:"
+  c = pick_proxy(target("tcp:h2:1"), fake_env);
+  EXPECT_TRUE(c.has_credentials);
+  EXPECT_EQ(c.user, "only-user");
+  EXPECT_EQ(c.password, "");
+  g_env = {{"https_proxy", "h:1"}};
+  EXPECT_FALSE(pick_proxy(target("tcp:h2:1"), fake_env).has_credentials);
+  g_env = {{"https_proxy", "http://u%00x:p@h:1"}};  // curl refuses a NUL in the credentials
+  c = pick_proxy(target("tcp:h2:1"), fake_env);
+  EXPECT_EQ(c.var, "https_proxy");
+  EXPECT_FALSE(c.parsed);
+  EXPECT_FALSE(c.has_credentials);
+  g_env.clear();
+}
+
+TEST(ProxyTarget, ConnectCarriesBasicCredentialsOnlyWhenTheUrlHasThem) {
+  g_env = {{"https_proxy", "http://Aladdin:open%20sesame@[::1]:8080"}};
+  const NetTarget t = target("tcp:[fd00::2]:443");
+  ProxyChoice c = pick_proxy(t, fake_env);
+  // RFC 7617's example: "Aladdin:open sesame" is QWxhZGRpbjpvcGVuIHNlc2FtZQ==.
+  EXPECT_EQ(connect_request(t, c, "N1"),
+            "CONNECT [fd00::2]:443 HTTP/1.1\r\nHost: [fd00::2]:443\r\n"
+            "Proxy-Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==\r\nX-Breakout-Nonce: N1\r\n\r\n");
+  g_env = {{"https_proxy", "[::1]:8080"}};
+  c = pick_proxy(t, fake_env);
+  EXPECT_EQ(connect_request(t, c, "N1"), "CONNECT [fd00::2]:443 HTTP/1.1\r\nHost: [fd00::2]:443\r\nX-Breakout-Nonce: N1\r\n\r\n");
+  g_env.clear();
+}
+
+TEST(ProxyTarget, Base64PadsAsRfc4648) {
+  EXPECT_EQ(base64(""), "");
+  EXPECT_EQ(base64("f"), "Zg==");
+  EXPECT_EQ(base64("fo"), "Zm8=");
+  EXPECT_EQ(base64("foo"), "Zm9v");
+  EXPECT_EQ(base64("foob"), "Zm9vYg==");
+  EXPECT_EQ(base64("fooba"), "Zm9vYmE=");
+  EXPECT_EQ(base64("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(base64(std::string("\xff\xfe\x00", 3)), "//4A");
+}
+
+TEST(ProxyTarget, MaskedCredentialsNeverShowThePasswordOrTheWholeUser) {
+  g_env = {{"https_proxy", "http://c3J0dXNlcg:s3cr3t-t0ken@h:1"}};
+  ProxyChoice c = pick_proxy(target("tcp:h2:1"), fake_env);
+  const std::string m = masked_credentials(c);
+  EXPECT_EQ(m, "user c3... (10 bytes), password (12 bytes)");
+  EXPECT_EQ(m.find("s3cr3t"), std::string::npos);
+  g_env = {{"https_proxy", "http://abc:pw@h:1"}};  // a short user is not shown at all
+  EXPECT_EQ(masked_credentials(pick_proxy(target("tcp:h2:1"), fake_env)), "user ... (3 bytes), password (2 bytes)");
+  g_env = {{"https_proxy", "h:1"}};
+  EXPECT_EQ(masked_credentials(pick_proxy(target("tcp:h2:1"), fake_env)), "");
+  g_env.clear();
+}
+
 }  // namespace
 }  // namespace breakout::probe

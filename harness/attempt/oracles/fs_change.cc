@@ -35,23 +35,22 @@ class LeakedFd final : public PlainWrite {
   }
 };
 
-// syscall-abi-write: the snapshot decides, as for fs-write. N/A (skip) needs three
-// agreeing facts: nothing changed outside, the probe says the ABI is unavailable
-// (excuse.h) and the harness's own check on the host says so too. A probe that says
-// "unavailable" where the host has the ABI is judged normally (a seccomp filter
-// answering ENOSYS inside the sandbox blocks, it is not N/A).
+// syscall-abi-write: the snapshot decides, as for fs-write. Where the harness's own check on the
+// host finds the ABI missing and nothing changed outside, the attempt is N/A whatever the probe
+// reports or however it died (abi_absent_here, excuse.h). Where the host has the ABI, a probe
+// that says "unavailable" or "blocked" is judged normally: a seccomp filter answering ENOSYS or
+// SIGSYS inside the sandbox blocks, it is not N/A.
 class AbiWrite final : public PlainWrite {
  public:
   Observation observe(Scene& s, const LaunchResult& run) override {
     Observation o = PlainWrite::observe(s, run);
     const std::string& abi = s.attempt().param;
     const std::optional<std::string> host_says = syscall_abi_unavailable(abi);
+    const std::string fate = probe_fate(run, "abi");
     o.evidence["abi"] = abi;
     o.evidence["abi_unavailable_on_host"] = host_says ? nlohmann::json(*host_says) : nlohmann::json(nullptr);
-    if (o.effect != Effect::kNotHappened || !host_says) return o;
-    const auto probe_says = probe_says_unavailable(run, "abi");
-    if (!probe_says) return o;
-    o.not_applicable = "N/A: " + *host_says + "; the probe agrees (" + *probe_says + ") and nothing changed on the host";
+    o.evidence["probe_fate"] = fate;
+    if (auto na = abi_absent_here(o.effect, host_says, fate)) o.not_applicable = *na;
     return o;
   }
 };
