@@ -69,11 +69,11 @@ void plant(const fs::path& workspace, const Planted& p) {
 // The deny_write entry `target` spells in another letter case, if it does (the rule's case
 // variant); nullptr when it spells one exactly or none.
 const fs::path* case_variant_of(const fs::path& target, const std::vector<fs::path>& deny_write) {
-  const std::string folded = ascii_lower(target.generic_string());
-  for (const auto& entry : deny_write) {
-    if (path_within(target, entry)) return nullptr;
-    if (path_within(fs::path(folded), fs::path(ascii_lower(entry.generic_string())))) return &entry;
-  }
+  for (const auto& entry : deny_write)
+    if (path_within(target, entry)) return nullptr;  // spelled exactly: the plain rule
+  const fs::path folded(ascii_lower(target.generic_string()));
+  for (const auto& entry : deny_write)
+    if (path_within(folded, fs::path(ascii_lower(entry.generic_string())))) return &entry;
   return nullptr;
 }
 
