@@ -2,7 +2,6 @@
 #include "harness/model/expectation.h"
 
 #include "harness/core/error.h"
-#include "harness/core/text.h"
 #include "harness/model/class_spec.h"
 #include "harness/model/expectation_rules.h"
 
@@ -230,14 +229,12 @@ Expectation fs_api_read(const RuleInput& in) {
 Expectation protected_path(const RuleInput& in) {
   const fs::path path = policy_path(in);
   const ResolvedPolicy r = resolve(in.policy, in.roots);
-  const auto folded = [](const fs::path& p) { return fs::path(ascii_lower(p.generic_string())); };
-  for (const auto& entry : r.deny_write) {
+  for (const auto& entry : r.deny_write)
     if (path != entry && path_within(entry, path))
       return {Expected::kDenied, "holds deny_write entry " + entry.string() + ": moving or removing it takes that along"};
-    if (!path_within(path, entry) && path_within(folded(path), folded(entry)))
-      return {Expected::kDenied, "a case variant of deny_write entry " + entry.string() +
-                                     " (the same file where the file system folds case)"};
-  }
+  if (const fs::path* entry = case_variant_of(path, r.deny_write))
+    return {Expected::kDenied, "a case variant of deny_write entry " + entry->string() +
+                                   " (the same file where the file system folds case)"};
   return expect_write(path, r);
 }
 

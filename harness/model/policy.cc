@@ -265,6 +265,15 @@ BREAKOUT_NO_COVERAGE bool within_posix(std::basic_string_view<Char> ps, std::bas
 
 }  // namespace
 
+const fs::path* case_variant_of(const fs::path& p, const std::vector<fs::path>& list) {
+  for (const auto& entry : list)
+    if (path_within(p, entry)) return nullptr;
+  const fs::path folded(ascii_lower(p.generic_string()));
+  for (const auto& entry : list)
+    if (path_within(folded, fs::path(ascii_lower(entry.generic_string())))) return &entry;
+  return nullptr;
+}
+
 bool path_within(const fs::path& p, const fs::path& root) {
   if constexpr (fs::path::preferred_separator == '/') {
     using View = std::basic_string_view<fs::path::value_type>;

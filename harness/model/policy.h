@@ -63,4 +63,9 @@ bool is_lexically_normal(const std::filesystem::path& p);
 // True when `p` is `root` or lies below it (lexical, both absolute and normalised).
 bool path_within(const std::filesystem::path& p, const std::filesystem::path& root);
 
+// The entry of `list` that `p` spells in another ASCII letter case (what names it where the file
+// system folds case), nullptr when `p` lies within an entry as spelled, or within none.
+const std::filesystem::path* case_variant_of(const std::filesystem::path& p,
+                                             const std::vector<std::filesystem::path>& list);
+
 }  // namespace breakout

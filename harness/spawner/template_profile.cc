@@ -108,7 +108,7 @@ ProfileConfigFile parse_config_file(const toml::table& t, const std::string& whe
       const std::string name(key.str());
       if (!value.is_string()) schema::fail("bad-type", where + ".items." + name, "must be a string");
       const std::string item = *value.value<std::string>();
-      const bool paths = name == "writable" || name == "deny_read" || name == "deny_write";
+      const bool paths = is_path_list(name);
       // Only the element's own escaped key, in the file's format.
       const std::string own = std::string(paths ? "{path:" : "{name:") + format + "}";
       for (std::size_t open = item.find('{'); open != std::string::npos; open = item.find('{', open + 1)) {
@@ -144,6 +144,10 @@ ProfileInexpressible parse_inexpressible(const toml::table& t, const std::string
 }
 
 }  // namespace
+
+bool is_path_list(const std::string& name) {
+  return name == "writable" || name == "deny_read" || name == "deny_write";
+}
 
 Profile parse_profile_text(const std::string& text, const std::string& origin, const fs::path& profile_dir) {
   return parse_profile(schema::parse(text, origin), origin, profile_dir);

@@ -66,6 +66,10 @@ struct Profile {
   bool maps_deny_write = false;  // the command has {deny_write...} or a template {deny_write:FMT}
 };
 
+// Whether the typed list `name` ("{name:json}") holds paths, whose element templates take
+// "{path:F}" (the others, variable names, take "{name:F}").
+bool is_path_list(const std::string& name);
+
 // `profile_dir` is what "{profile_dir}" expands to (the file's directory; "." for text).
 Profile parse_profile_text(const std::string& text, const std::string& origin,
                            const std::filesystem::path& profile_dir = ".");

@@ -78,8 +78,7 @@ void add_typed(std::map<std::string, std::string>& vars, const Profile& profile,
       if (auto it = profile.config_file->items.find(name); it != profile.config_file->items.end()) item = &it->second;
     const auto array = [&](const std::vector<std::string>& elements) {
       if (!item) return literal_array(f, elements);
-      const bool paths = name == "writable" || name == "deny_read" || name == "deny_write";
-      const std::string key = std::string(paths ? "{path:" : "{name:") +
+      const std::string key = std::string(is_path_list(name) ? "{path:" : "{name:") +
                               ph.substr(colon + 1);
       std::string out = "[";
       for (std::size_t i = 0; i < elements.size(); ++i)
@@ -215,9 +214,11 @@ class TemplateSpawner final : public Spawner {
   std::optional<std::string> cannot_protect(const Target* target) const {
     if (profile_.maps_deny_write || target == nullptr) return std::nullopt;
     const TreeRoots roots = placeholder_roots();
-    const fs::path at(ascii_lower(resolve_policy_path(target->value, roots).generic_string()));
-    for (const auto& p : profile_.protects)
-      if (path_within(at, fs::path(ascii_lower(resolve_policy_path(p, roots).generic_string())))) return std::nullopt;
+    const fs::path at = resolve_policy_path(target->value, roots);
+    std::vector<fs::path> guarded;
+    for (const auto& p : profile_.protects) guarded.push_back(resolve_policy_path(p, roots));
+    const bool as_spelled = std::any_of(guarded.begin(), guarded.end(), [&](const fs::path& g) { return path_within(at, g); });
+    if (as_spelled || case_variant_of(at, guarded)) return std::nullopt;
     if (!profile_.cannot.deny_write.empty())
       return profile_.name + " cannot protect " + target->value + " inside a writable root: " + profile_.cannot.deny_write;
     return profile_.name + " profile maps no deny_write (no {deny_write...}, no {deny_write:FMT}, no [cannot_express] "

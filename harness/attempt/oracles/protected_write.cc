@@ -19,7 +19,6 @@
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
 #include "harness/core/error.h"
-#include "harness/core/text.h"
 
 namespace breakout::oracles {
 
@@ -64,17 +63,6 @@ void plant(const fs::path& workspace, const Planted& p) {
   out << p.content;
   out.close();
   check(static_cast<bool>(out), "plant", "cannot write " + at.string());
-}
-
-// The deny_write entry `target` spells in another letter case, if it does (the rule's case
-// variant); nullptr when it spells one exactly or none.
-const fs::path* case_variant_of(const fs::path& target, const std::vector<fs::path>& deny_write) {
-  for (const auto& entry : deny_write)
-    if (path_within(target, entry)) return nullptr;  // spelled exactly: the plain rule
-  const fs::path folded(ascii_lower(target.generic_string()));
-  for (const auto& entry : deny_write)
-    if (path_within(folded, fs::path(ascii_lower(entry.generic_string())))) return &entry;
-  return nullptr;
 }
 
 class ProtectedWrite final : public Oracle {
