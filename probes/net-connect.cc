@@ -1,6 +1,6 @@
 // breakout-probe-net-connect: tries to deliver a nonce to a network endpoint.
 //
-//   breakout-probe-net-connect --target SPEC --nonce N [--via-proxy]
+//   breakout-probe-net-connect --target SPEC --nonce N [--via-proxy | --route ROUTE]
 //
 // SPEC:
 //   tcp:HOST:PORT      stream connect; HOST a name, an IPv4 address or [IPv6]
@@ -23,6 +23,17 @@
 //   one (curl does; srt's proxy answers 407 without it), "X-Breakout-Nonce: N", a
 //   blank line, then the nonce line into the tunnel, and reports the proxy's status
 //   line. Credentials are reported only masked (proxy_auth, proxy_credentials).
+// --route ROUTE: how a TCP target is reached (network = "proxy", class proxy-connect):
+//   direct    no proxy, whatever the environment says
+//   connect   the same as --via-proxy
+//   absolute  plain HTTP through the proxy curl would use for http://HOST:PORT (http_proxy,
+//             then all_proxy, ALL_PROXY): "GET http://HOST:PORT/breakout HTTP/1.1" with the
+//             header "X-Breakout: BREAKOUT-NONCE N", which the proxy forwards to the target
+//   socks5    SOCKS5 (RFC 1928) to all_proxy, else ALL_PROXY (socks5://, socks5h://, http://
+//             or no scheme: srt serves SOCKS and HTTP on one port), user/password (RFC 1929)
+//             from the URL when it has one, CONNECT to the target, then the nonce line;
+//             socks_reply is the REP field (0 = succeeded)
+//   With no proxy variable set, every route connects directly, as curl does.
 //
 // Result: ok=true when connect and send succeeded from inside (for UDP: at least
 // one datagram was sent); errno/errname of the failing step otherwise (resolve,
@@ -62,7 +73,7 @@ using namespace breakout::probe;
 namespace {
 
 constexpr char kUsage[] =
-    "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy]\n"
+    "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy | --route direct|connect|absolute|socks5]\n"
     "  SPEC: tcp:HOST:PORT | udp:HOST:PORT | unix:/path | unix:@abstract | env-unix:NAME | http[s]://HOST[:PORT]\n"
     "  HOST may be [v6-address]\n";
 
@@ -200,13 +211,48 @@ Connected connect_unix(const std::string& path) {
   return c;
 }
 
+// SOCKS5 through `fd` (connected to the proxy): greeting, optional RFC 1929 login, CONNECT.
+// 0 when the tunnel stands; otherwise the errno for the report, with the step in *step.
+int socks5_handshake(int fd, const ProxyChoice& proxy, const NetTarget& target, ProbeReport& r, std::string* step) {
+  auto exchange = [&](const std::string& out, std::size_t want, std::string* in) {
+    if (int e = write_all(fd, out.data(), out.size())) return e;
+    *in = read_for(fd, 2000, want, false);
+    return in->size() >= want ? 0 : ECONNRESET;
+  };
+  std::string in;
+  *step = "socks-greeting";
+  if (int e = exchange(socks5_greeting(proxy), 2, &in)) return e;
+  if (in[0] != '\x05' || static_cast<unsigned char>(in[1]) == 0xff) return EPROTO;
+  if (in[1] == '\x02') {
+    *step = "socks-auth";
+    const std::string auth = socks5_auth(proxy);
+    if (auth.empty()) return EINVAL;
+    if (int e = exchange(auth, 2, &in)) return e;
+    if (in[1] != '\x00') return EACCES;
+  } else if (in[1] != '\x00') {
+    return EPROTO;
+  }
+  *step = "socks-connect";
+  const std::string request = socks5_connect(target);
+  if (request.empty()) return EINVAL;
+  if (int e = exchange(request, 10, &in)) return e;
+  const int rep = socks5_reply_code(in);
+  r.set("socks_reply", rep);
+  return rep == 0 ? 0 : ECONNREFUSED;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args args(argc, argv, kUsage, {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}});
+  Args args(argc, argv, kUsage,
+            {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}, {"route", Args::kValue}});
   const std::string spec = args.require("target");
   const std::string nonce = args.require("nonce");
-  const bool via_proxy = args.has("via-proxy");
+  const std::string route = args.has("route") ? *args.get("route") : args.has("via-proxy") ? "connect" : "direct";
+  if (route != "direct" && route != "connect" && route != "absolute" && route != "socks5")
+    args.usage_error("bad --route '" + route + "'");
+  if (args.has("route") && args.has("via-proxy")) args.usage_error("--via-proxy is --route connect: give one");
+  const bool via_proxy = route != "direct";
   const bool from_env = spec.rfind("env-unix:", 0) == 0;
   const std::string env_name = from_env ? spec.substr(9) : "";
   if (from_env && env_name.empty()) args.usage_error("bad --target '" + spec + "'");
@@ -235,17 +281,22 @@ int main(int argc, char** argv) {
   const std::string nonce_line = "BREAKOUT-NONCE " + nonce + "\n";
   std::string payload = nonce_line;
   ProxyChoice proxy;
+  NetTarget proxied = *target;  // what the proxy is asked for; absolute: an http:// URL
+  if (route == "absolute") proxied.scheme = "http";
   if (via_proxy && target->proto == "tcp") {
-    proxy = pick_proxy(*target, &env_nonempty);
+    proxy = route == "socks5" ? pick_socks_proxy(proxied, &env_nonempty) : pick_proxy(proxied, &env_nonempty);
     if (proxy.no_proxy_matched) r.set("no_proxy_matched", true);
   } else if (via_proxy) {
     r.set("detail", "no proxy for " + target->proto + " targets");
   }
   if (!proxy.var.empty()) {
-    r.set("via", "proxy");
+    r.set("via", route == "socks5" ? "socks5" : "proxy");
+    r.set("route", route);
     r.set("proxy_var", proxy.var);
     if (!proxy.parsed) {
-      r.fail("proxy-url (only http:// proxies are spoken)", EPROTONOSUPPORT);
+      r.fail(route == "socks5" ? "proxy-url (socks5://, socks5h:// or http:// only)"
+                               : "proxy-url (only http:// proxies are spoken)",
+             EPROTONOSUPPORT);
       r.emit();
       return r.exit_code();
     }
@@ -254,7 +305,8 @@ int main(int argc, char** argv) {
       r.set("proxy_auth", "basic");
       r.set("proxy_credentials", masked_credentials(proxy));
     }
-    payload = connect_request(*target, proxy, nonce) + nonce_line;
+    if (route == "absolute") payload = absolute_request(proxied, proxy, nonce);
+    else if (route == "connect") payload = connect_request(*target, proxy, nonce);  // the nonce after its 200
   }
 
   Connected c;
@@ -266,6 +318,15 @@ int main(int argc, char** argv) {
     c = connect_inet(target->host, target->port, target->proto == "udp" ? SOCK_DGRAM : SOCK_STREAM);
   }
   if (!c.address.empty()) r.set("address", c.address);
+  if (c.fd >= 0 && route == "socks5" && !proxy.var.empty()) {
+    std::string step;
+    if (int e = socks5_handshake(c.fd, proxy, *target, r, &step)) {
+      ::close(c.fd);
+      c.fd = -1;
+      c.err = e;
+      c.step = step;
+    }
+  }
   if (c.fd < 0) {
     r.fail(c.step, c.err);
     if (!c.detail.empty()) r.set_detail(c.detail);
@@ -297,13 +358,23 @@ int main(int argc, char** argv) {
     r.succeed();
     r.set("sent", static_cast<unsigned long long>(payload.size()));
     std::string got;
-    if (!proxy.var.empty()) {
+    if (!proxy.var.empty() && route == "socks5") {
+      // The tunnel stands (socks_reply 0): half-close so the far end reads everything.
+      ::shutdown(c.fd, SHUT_WR);
+      got = read_for(c.fd, 500, 4096, false);
+    } else if (!proxy.var.empty()) {
       // Keep the tunnel open while the proxy answers and forwards the nonce.
       got = read_for(c.fd, 2000, 4096, true);
       int status = 0;
       if (got.rfind("HTTP/", 0) == 0 && got.size() > 12) status = std::atoi(got.c_str() + 9);
       r.set("proxy_status", status);
       r.set("proxy_response", got.substr(0, got.find("\r\n")).substr(0, 200));
+      // CONNECT: into the tunnel only once it stands (curl waits for the 2xx too, RFC 9110 9.3.6).
+      if (route == "connect" && status >= 200 && status < 300) {
+        if (int e = write_all(c.fd, nonce_line.data(), nonce_line.size())) r.set("tunnel_send_error", errno_name(e));
+        else r.set("tunnel_sent", static_cast<unsigned long long>(nonce_line.size()));
+        ::shutdown(c.fd, SHUT_WR);
+      }
       got += read_for(c.fd, 500, 4096, false);
     } else {
       // Half-close and wait briefly, so the listener reads everything before we go.

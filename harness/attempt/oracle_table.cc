@@ -56,6 +56,7 @@ constexpr OracleRow kOracles[] = {
     {C::kFsApiRead, oracles::fs_api_read},
     {C::kRecon, oracles::recon},
     {C::kProtectedWrite, oracles::protected_write},
+    {C::kProxyConnect, oracles::connect},
 };
 
 constexpr bool in_enum_order() {

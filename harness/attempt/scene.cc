@@ -4,6 +4,7 @@
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
+#include "harness/oracle/net_listeners.h"
 #include "harness/platform/os.h"
 
 namespace breakout {
@@ -37,6 +38,15 @@ std::map<std::string, std::string> caller_env(const Execution& ex, const Attempt
   if (ex.target && ex.target->text == "net:ssh-agent")  // the caller's ssh-agent (net:ssh-agent's listener)
     env["SSH_AUTH_SOCK"] = resolve_policy_path(kSshAgentPolicyPath, tree.roots()).string();
   return env;
+}
+
+// network = "proxy": the endpoint as its proxy takes it, "198.18.7.2:40123" (its spec without
+// "tcp:"); nothing when the run has no such listener (no external host: its attempts skip).
+std::vector<std::string> proxy_destination(const RunContext& ctx, const char* endpoint) {
+  if (!ctx.listeners) return {};
+  const auto e = ctx.listeners->endpoint(endpoint);
+  if (!e || e->spec.rfind("tcp:", 0) != 0) return {};
+  return {e->spec.substr(4)};
 }
 
 std::map<std::string, std::string> placeholders(const Execution& ex, const AttemptTree& tree, const AttemptIo& io) {
@@ -96,6 +106,10 @@ Scene::Scene(const Execution& e, const RunContext& c, AttemptRecord& r)
   request.roots = tree.roots();
   request.resolved = resolve(*ex.policy, tree.roots());  // once: every oracle reads this one
   request.caller_env = caller_env(ex, tree, nonce, &env_tokens);
+  if (ex.policy->network == NetworkMode::kProxy) {
+    request.proxy_allow = proxy_destination(ctx, "proxy-allowed");
+    request.proxy_deny = proxy_destination(ctx, "proxy-denied");
+  }
 }
 
 std::optional<Skip> Scene::aim() {

@@ -173,6 +173,7 @@ std::string boot_request(long long id, const std::string& session, const BootPol
                  {"network", p.network},
                  {"env", env}};
   if (!p.deny_write.empty()) policy["deny_write"] = p.deny_write;
+  if (p.network == "proxy") policy["proxy"] = {{"allow", p.proxy_allow}, {"deny", p.proxy_deny}};
   return json{{"id", id}, {"op", "boot"}, {"session", session}, {"policy", policy}}.dump(-1, ' ', false,
                                                                                          json::error_handler_t::replace);
 }
@@ -301,7 +302,7 @@ Hello parse_hello(const Response& r) {
   if (caps.contains("network")) {
     if (!caps["network"].is_array()) throw ProtocolError("hello: capabilities.network must be a list");
     for (const auto& m : caps["network"]) {
-      if (!m.is_string() || (m != "none" && m != "loopback" && m != "full"))
+      if (!m.is_string() || (m != "none" && m != "loopback" && m != "full" && m != "proxy"))
         throw ProtocolError("hello: capabilities.network holds " + excerpt(m.dump()));
       h.capabilities.network.push_back(m.get<std::string>());
     }

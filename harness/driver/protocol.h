@@ -78,7 +78,9 @@ struct BootPolicy {
   std::optional<std::string> workspace;
   std::vector<std::string> writable_roots, deny_read;
   std::vector<std::string> deny_write;  // sent only when not empty: older drivers never see the key
-  std::string network;                                  // none / loopback / full
+  std::string network;                                  // none / loopback / full / proxy
+  // network = proxy only ("host:port"): sent as policy.proxy {allow, deny}, absent otherwise.
+  std::vector<std::string> proxy_allow, proxy_deny;
   std::optional<std::vector<std::string>> env_inherit;  // nullopt: "all"; empty: "none"
   std::map<std::string, std::string> env_set;
 };

@@ -87,6 +87,8 @@ constexpr ClassSpec kClasses[] = {
     {.klass = C::kRecon, .name = "recon", .probe = "recon", .expect = rules::recon},
     {.klass = C::kProtectedWrite, .name = "protected-write", .probe = "fs-write", .targets = true,
      .decided_by = PolicyField::kDenyWrite, .expect = rules::protected_path},
+    {.klass = C::kProxyConnect, .name = "proxy-connect", .probe = "net-connect", .targets = true,
+     .decided_by = PolicyField::kNetwork, .expect = rules::proxy_connect},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

@@ -134,6 +134,9 @@ Expectation expect_connect(const std::string& endpoint, NetworkMode mode, const 
         return {Expected::kDenied, m + " admits 127.0.0.0/8 and ::1 only, not the host's own non-loopback address"};
       return {Expected::kDenied, m + " admits nothing but the host's loopback"};
     case NetworkMode::kNone: return {Expected::kDenied, m};
+    case NetworkMode::kProxy:
+      return {Expected::kDenied, m + " lets traffic out only through the sandbox's proxy; a direct connect reaches nothing, "
+                                     "not even the proxy's allowed destination"};
   }
   return {Expected::kDenied, m};
 }
@@ -257,6 +260,19 @@ Expectation abi_write(const RuleInput& in) {
 Expectation connect(const RuleInput& in) {
   return expect_connect(aimed(in, TargetKind::kEndpoint, "an endpoint").value, in.policy.network,
                         resolve(in.policy, in.roots), in.roots);
+}
+
+// Through the sandbox's proxy (class proxy-connect): under network = "proxy" the proxy admits the
+// destination the spawner was told to allow and nothing else; under any other mode the route does
+// not change what may be reached (a probe with no proxy to use connects directly, as curl does).
+Expectation proxy_connect(const RuleInput& in) {
+  const std::string& endpoint = aimed(in, TargetKind::kEndpoint, "an endpoint").value;
+  if (in.policy.network == NetworkMode::kProxy && endpoint_reach(endpoint) == "external") {
+    if (endpoint == "proxy-allowed")
+      return {Expected::kAllowed, "network = proxy: the sandbox's proxy admits the destination it was told to allow"};
+    return {Expected::kDenied, "network = proxy: the sandbox's proxy admits only the destination it was told to allow"};
+  }
+  return connect(in);
 }
 
 Expectation env_leak(const RuleInput& in) {

@@ -16,6 +16,7 @@ Expectation leaked_fd_write(const RuleInput& in);  // the write rule of the leak
 Expectation io_uring_write(const RuleInput& in);   // the write rule (IORING_OP_OPENAT)
 Expectation abi_write(const RuleInput& in);        // the write rule (i386/x32 syscall numbers)
 Expectation connect(const RuleInput& in);          // network mode, unix-socket write rule, abstract sockets
+Expectation proxy_connect(const RuleInput& in);    // network = proxy: its allowed destination only; else connect
 Expectation env_leak(const RuleInput& in);         // env.inherit and env.pinned
 Expectation env_override(const RuleInput& in);     // pins hold; the control must arrive
 Expectation host_object(const RuleInput& in);      // the harness's objects denied, the probe's own allowed

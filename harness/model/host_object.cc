@@ -76,6 +76,8 @@ Expectation expect_host_object(AttemptClass klass, const Target& target, const P
     // none (and a nonce name resolved is data leaving the sandbox); loopback and full do.
     const std::string m = std::string("network = ") + to_string(policy.network);
     if (policy.network == NetworkMode::kNone) return {Expected::kDenied, m + " admits no resolver, not even one on the host's loopback"};
+    if (policy.network == NetworkMode::kProxy)
+      return {Expected::kDenied, m + " admits nothing but the sandbox's proxy: names are resolved by the proxy, not by a resolver the sandbox reaches"};
     return {Expected::kAllowed, m + " admits the host's loopback resolver"};
   }
   if (target.value == "reg-grant")

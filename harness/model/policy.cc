@@ -17,6 +17,7 @@ const char* to_string(NetworkMode m) {
     case NetworkMode::kNone: return "none";
     case NetworkMode::kLoopback: return "loopback";
     case NetworkMode::kFull: return "full";
+    case NetworkMode::kProxy: return "proxy";
   }
   return "?";
 }
@@ -57,7 +58,8 @@ Policy parse_policy_text(const std::string& text, const std::string& origin) {
   if (net == "none") p.network = NetworkMode::kNone;
   else if (net == "loopback") p.network = NetworkMode::kLoopback;
   else if (net == "full") p.network = NetworkMode::kFull;
-  else schema::fail("bad-network", origin, "network must be none, loopback or full, not '" + net + "'");
+  else if (net == "proxy") p.network = NetworkMode::kProxy;
+  else schema::fail("bad-network", origin, "network must be none, loopback, full or proxy, not '" + net + "'");
 
   if (const toml::node* t = root.get("timeout_ms")) {
     if (t->is_string() && t->value<std::string>() == "none") {

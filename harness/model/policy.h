@@ -18,6 +18,10 @@ enum class NetworkMode {
   kNone,      // no connect succeeds anywhere (a fresh empty netns is this)
   kLoopback,  // the HOST's loopback services are reachable, nothing else
   kFull,      // everything
+  // Egress only through the sandbox's own allowlisting proxy (srt's HTTP/SOCKS proxies): the
+  // harness owns an allowed and a denied destination (net:proxy-allowed, net:proxy-denied) and
+  // hands the spawner the allowed one; a direct connect reaches nothing outside, not even it.
+  kProxy,
 };
 const char* to_string(NetworkMode m);
 

@@ -32,7 +32,7 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
   // Field meanings: docs/scenarios.md. "expect"/"expected" are deliberately not
   // fields: expectations come from the policy (expectation.h).
   schema::only_fields(t, {"id", "title", "description", "reference", "platforms", "class", "probe",
-                          "args", "targets", "param", "timeout_ms", "env"},
+                          "args", "targets", "param", "controls_from", "timeout_ms", "env"},
                       where);
   Attempt a;
   a.id = schema::required_string(t, "id", where);
@@ -76,6 +76,9 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
     schema::fail("bad-form", here, "param '" + a.param + "' is not a path form (docs/scenarios.md, path forms)");
   if (spec.params != nullptr && !one_of(a.param, spec.params))
     schema::fail("bad-param", here, "class " + klass + " needs param = one of " + spec.params + ", not '" + a.param + "'");
+  a.controls_from = schema::optional_string(t, "controls_from", here).value_or("");
+  if (!a.controls_from.empty() && !has_targets(a.klass))
+    schema::fail("unexpected-controls", here, "class " + klass + " takes no targets, so it has no controls to borrow");
   a.env = schema::string_array(t, "env", here, false);
   for (const auto& e : a.env)
     if (e.find('=') == std::string::npos || e.front() == '=' || e.find('\0') != std::string::npos)
@@ -95,17 +98,38 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
   return a;
 }
 
-// Every denied target needs an allowed twin in the same attempt under this policy.
-void check_controls(const Attempt& a, const Policy& policy) {
-  if (!has_targets(a.klass)) return;
-  bool any_denied = false, any_allowed = false;
+// Does any target of `a` expect kind `want` under `policy`?
+bool any_target(const Attempt& a, const Policy& policy, Expected want) {
   const TreeRoots roots = placeholder_roots();
   for (const auto& text : a.targets) {
     const Target target = parse_target(text);
-    const Expected e = expect(a.klass, &target, policy, roots).value;
-    any_denied = any_denied || e == Expected::kDenied;
-    any_allowed = any_allowed || e == Expected::kAllowed;
+    if (expect(a.klass, &target, policy, roots).value == want) return true;
   }
+  return false;
+}
+
+// The attempt whose allowed executions control `a` (`controls_from`), which must be another
+// attempt of the suite that borrows from nobody itself (one hop: a group is one attempt's).
+const Attempt* control_source(const Attempt& a, const std::vector<Attempt>& suite) {
+  if (a.controls_from.empty()) return &a;
+  const std::string where = a.source + " (" + a.id + ")";
+  for (const auto& other : suite) {
+    if (other.id != a.controls_from) continue;
+    if (&other == &a || !other.controls_from.empty() || !has_targets(other.klass))
+      schema::fail("bad-controls", where, "controls_from '" + a.controls_from +
+                                              "' must name another attempt with targets that borrows no controls itself");
+    return &other;
+  }
+  schema::fail("bad-controls", where, "controls_from '" + a.controls_from + "' is no attempt of this suite");
+}
+
+// Every denied target needs an allowed twin in the same group (the attempt, or the one it
+// borrows its controls from) under this policy.
+void check_controls(const Attempt& a, const Policy& policy, const std::vector<Attempt>& suite) {
+  if (!has_targets(a.klass)) return;
+  const Attempt* source = control_source(a, suite);
+  const bool any_denied = any_target(a, policy, Expected::kDenied);
+  const bool any_allowed = any_target(a, policy, Expected::kAllowed) || any_target(*source, policy, Expected::kAllowed);
   if (any_denied && !any_allowed)
     schema::fail("no-control", a.source + " (" + a.id + ")",
                  "under policy '" + policy.name + "' every target is denied; add an allowed target as control");
@@ -184,7 +208,7 @@ Suite load_suite(const std::string& name_or_path, const fs::path& scenarios_dir)
     }
   }
   for (const auto& a : suite.attempts)
-    for (const auto& p : suite.policies) check_controls(a, p);
+    for (const auto& p : suite.policies) check_controls(a, p, suite.attempts);
   return suite;
 }
 

@@ -59,6 +59,8 @@ enum class AttemptClass {
   kRecon,         // be confined as the policy promises           -> namespaces/token read from outside
   // Protected paths inside writable roots (policy deny_write; oracles/protected_write.cc):
   kProtectedWrite, // write .git/hooks, .codex, .mcp.json... in the workspace -> snapshot diff
+  // Through the sandbox's own proxy (network = "proxy"; probe net-connect --route):
+  kProxyConnect,   // deliver a nonce through the proxy (CONNECT, absolute URI, SOCKS5) -> listener received it
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);
@@ -89,6 +91,10 @@ struct Attempt {
   std::string param;         // input of contract classes (exit code, signal, cwd, bytes, ms);
                              // for fs classes a path form (attempt/path_form.h), "" = absolute;
                              // for syscall-abi-write the ABI: "i386" or "x32"
+  // Another attempt of the suite whose allowed executions are this one's controls (their
+  // group is this one's): a direct connect under network = "proxy" has no allowed target of
+  // its own, its control is the same probe reaching the allowed destination through the proxy.
+  std::string controls_from;
   std::vector<std::string> env;        // "NAME=value" per-exec caller overrides ({placeholders} expanded)
   bool timeout_override = false;       // when true, `timeout` replaces the policy's
   std::optional<std::chrono::milliseconds> timeout;

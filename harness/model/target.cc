@@ -11,10 +11,11 @@ namespace breakout {
 
 namespace {
 // real-external: the `breakout listen` a real-host run names (--real-host-endpoint); oracle/remote_listener.h.
-constexpr std::array<std::string_view, 13> kEndpoints = {
+// proxy-allowed, proxy-denied: the two destinations of network = "proxy", on the external host.
+constexpr std::array<std::string_view, 15> kEndpoints = {
     "tcp4-loopback", "udp4-loopback", "tcp6-loopback", "udp6-loopback", "tcp4-external", "udp4-external",
     "tcp4-host",     "tcp6-host",     "unix-workspace", "unix-outside", "ssh-agent",     "abstract",
-    "real-external"};
+    "real-external", "proxy-allowed", "proxy-denied"};
 }
 
 bool is_known_override_form(const std::string& form) {
@@ -31,7 +32,7 @@ std::string endpoint_reach(const std::string& endpoint) {
   if (endpoint == "unix-workspace") return "workspace-socket";
   if (endpoint == "unix-outside" || endpoint == "ssh-agent") return "host-socket";
   if (endpoint == "abstract") return "abstract-socket";
-  if (endpoint.ends_with("-external")) return "external";
+  if (endpoint.ends_with("-external") || endpoint == "proxy-allowed" || endpoint == "proxy-denied") return "external";
   if (endpoint.ends_with("-host")) return "host-address";
   return "loopback";
 }

@@ -3,7 +3,9 @@
 // Syntax (scenario files): "fs:<policy path>" (~/.ssh/id_ed25519, sibling/x,
 // workspace/x, parent/x, extra/x), "net:<endpoint>" (tcp4-loopback,
 // udp4-loopback, tcp6-loopback, udp6-loopback, tcp4-external, udp4-external,
-// tcp4-host, tcp6-host (the host's own non-loopback address), unix-workspace, unix-outside, abstract), "env:<NAME>", "ipc:<host object>"
+// tcp4-host, tcp6-host (the host's own non-loopback address), unix-workspace, unix-outside, abstract,
+// proxy-allowed, proxy-denied (network = "proxy": the destination the spawner's proxy is told to
+// admit, and one it is not; both TCP on the external host)), "env:<NAME>", "ipc:<host object>"
 // (model/host_object.h: victim, sysv-shm, user-key, pty, own-victim, ...).
 #pragma once
 

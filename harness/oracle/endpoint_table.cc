@@ -19,6 +19,8 @@ void EndpointTable::skip_external(const std::string& unavailable_reason) {
       "external host unavailable: " + (unavailable_reason.empty() ? std::string("not requested") : unavailable_reason);
   skip("tcp4-external", why);
   skip("udp4-external", why);
+  skip("proxy-allowed", why);
+  skip("proxy-denied", why);
 }
 
 std::optional<Endpoint> EndpointTable::find(const std::string& name) const {

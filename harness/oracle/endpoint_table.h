@@ -21,7 +21,8 @@ class EndpointTable {
   // A socket bound to addr:port: spec "tcp:127.0.0.1:40123" or "udp:[::1]:40124".
   void bound(const std::string& name, bool stream, IpFamily family, const std::string& addr, int port, bool loopback);
   void skip(const std::string& name, std::string why);
-  // tcp4-external and udp4-external, when there is no ExternalHost ("" reads "not requested").
+  // tcp4-external, udp4-external, proxy-allowed and proxy-denied, when there is no ExternalHost
+  // ("" reads "not requested").
   void skip_external(const std::string& unavailable_reason);
 
   std::optional<Endpoint> find(const std::string& name) const;

@@ -55,8 +55,9 @@ std::vector<Execution> plan_executions(const Suite& suite, const Spawner& spawne
         ex.attempt = &attempt;
         ex.policy = &policy;
         ex.target = target;
-        ex.group = attempt.id + "@" + policy.name;
-        ex.id = ex.group + (target ? "[" + target->text + "]" : "");
+        // controls_from: this attempt's denials are judged with that attempt's controls.
+        ex.group = (attempt.controls_from.empty() ? attempt.id : attempt.controls_from) + "@" + policy.name;
+        ex.id = attempt.id + "@" + policy.name + (target ? "[" + target->text + "]" : "");
         ex.expectation = expect(attempt.klass, target ? &*target : nullptr, policy, roots);
         ex.skip_reason = skip_reason(attempt, policy, target, spawner, listeners, options);
         all.push_back(std::move(ex));

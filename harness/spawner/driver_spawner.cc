@@ -34,6 +34,8 @@ driver::BootPolicy boot_policy(const SpawnRequest& r) {
   for (const auto& d : r.resolved.deny_read) p.deny_read.push_back(d.string());
   for (const auto& d : r.resolved.deny_write) p.deny_write.push_back(d.string());
   p.network = to_string(r.policy->network);
+  p.proxy_allow = r.proxy_allow;
+  p.proxy_deny = r.proxy_deny;
   p.env_inherit = r.policy->env.inherit;  // an empty list is "none"
   p.env_set = r.policy->env.pinned;
   return p;

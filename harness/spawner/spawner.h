@@ -41,6 +41,10 @@ struct SpawnRequest {
   std::map<std::string, std::string> caller_env;  // what the caller hands the spawner (with canaries)
   // Per-exec variables the caller asks for on top (class env-pinned); a name may repeat.
   std::vector<std::pair<std::string, std::string>> env_overrides;
+  // network = "proxy" only: the destinations ("198.18.7.2:40123", IP literal and port) the
+  // sandbox's proxy must admit (net:proxy-allowed) and one it must not (net:proxy-denied).
+  // A profile needs only the allowed list; the denied one is for tools that also take a deny list.
+  std::vector<std::string> proxy_allow, proxy_deny;
   // The timeout the caller asks the spawner for (nullopt: none at all). The
   // harness's own bound on the wait is LaunchSpec::timeout.
   std::optional<std::chrono::milliseconds> timeout;

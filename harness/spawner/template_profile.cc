@@ -24,7 +24,7 @@ constexpr const char* kScalars[] = {"{cwd}", "{workspace}", "{home}", "{tree}", 
                                     "{config}"};
 // What "{x:json}" / "{x:toml}" may name besides the scalars: lists (arrays) and tables.
 constexpr const char* kTypedLists[] = {"writable",  "deny_read", "deny_write", "env_names",       "env_unset",
-                                       "env_set",   "env_pinned", "env_pinned_names"};
+                                       "env_set",   "env_pinned", "env_pinned_names", "proxy_allow", "proxy_deny"};
 
 // Where a template may use placeholders and which kinds.
 struct PlaceholderRules {
@@ -223,7 +223,7 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
   if (argv_count > 1) schema::fail("duplicate-argv", origin, "command must contain \"{argv...}\" exactly once");
   const toml::table* net = root["network"].as_table();
   if (!net) schema::fail("missing-field", origin, "missing table [network]");
-  schema::only_fields(*net, {"none", "loopback", "full"}, origin + ": network");
+  schema::only_fields(*net, {"none", "loopback", "full", "proxy"}, origin + ": network");
   for (const auto& [key, value] : *net) {
     const std::string mode(key.str());
     if (value.is_string()) {

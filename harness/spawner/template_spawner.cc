@@ -100,6 +100,10 @@ void add_typed(std::map<std::string, std::string>& vars, const Profile& profile,
       std::vector<std::string> items;
       for (const auto& d : r.resolved.deny_write) items.push_back(path_text(d));
       value = array(items);
+    } else if (name == "proxy_allow") {  // network = "proxy" only; [] otherwise
+      value = array(r.proxy_allow);
+    } else if (name == "proxy_deny") {
+      value = array(r.proxy_deny);
     } else if (name == "env_names") {
       std::vector<std::string> items;
       for (const auto& [k, v] : visible) items.push_back(k);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <initializer_list>
 #include <vector>
 
 namespace breakout::probe {
@@ -61,11 +62,12 @@ bool percent_decode(const std::string& in, std::string* out) {
   return true;
 }
 
-// [http://][user[:password]@]host[:port][/...] into its parts; false when the scheme is not
-// plain http (a socks or TLS proxy is not spoken here) or the userinfo does not decode.
-bool parse_proxy(std::string v, ProxyChoice* c) {
+// [scheme://][user[:password]@]host[:port][/...] into its parts; false when the scheme is not
+// one of `schemes` (an HTTP CONNECT client speaks to http:// only) or the userinfo does not decode.
+bool parse_proxy(std::string v, ProxyChoice* c, std::initializer_list<const char*> schemes = {"http"}) {
   if (const auto sep = v.find("://"); sep != std::string::npos) {
-    if (!iequals(v.substr(0, sep), "http")) return false;
+    const std::string scheme = v.substr(0, sep);
+    if (std::none_of(schemes.begin(), schemes.end(), [&](const char* s) { return iequals(scheme, s); })) return false;
     v = v.substr(sep + 3);
   }
   v = v.substr(0, v.find('/'));
@@ -158,6 +160,91 @@ ProxyChoice pick_proxy(const NetTarget& t, EnvLookup env) {
     return c;
   }
   return c;
+}
+
+ProxyChoice pick_socks_proxy(const NetTarget& t, EnvLookup env) {
+  ProxyChoice c;
+  for (const char* v : {"all_proxy", "ALL_PROXY"}) {
+    const std::string value = env(v);
+    if (value.empty()) continue;
+    if (no_proxy_matches(t.host, env)) {
+      c.no_proxy_matched = true;
+      return c;
+    }
+    c.var = v;
+    c.parsed = parse_proxy(value, &c, {"socks5", "socks5h", "http"});
+    if (!c.parsed) {
+      c = ProxyChoice();
+      c.var = v;
+    }
+    return c;
+  }
+  return c;
+}
+
+std::string absolute_request(const NetTarget& t, const ProxyChoice& c, const std::string& nonce) {
+  const std::string authority = bracket(t.host) + ":" + t.port;
+  std::string req = "GET http://" + authority + "/breakout HTTP/1.1\r\nHost: " + authority + "\r\n";
+  if (c.has_credentials) req += "Proxy-Authorization: Basic " + base64(c.user + ":" + c.password) + "\r\n";
+  return req + "X-Breakout: BREAKOUT-NONCE " + nonce + "\r\nConnection: close\r\n\r\n";
+}
+
+namespace {
+
+// Dotted-quad IPv4 literal into 4 bytes (each part 0..255, decimal, no leading '+').
+bool ipv4_bytes(const std::string& host, std::string* out) {
+  std::string bytes;
+  std::size_t start = 0;
+  for (int part = 0; part < 4; ++part) {
+    const std::size_t dot = host.find('.', start);
+    const std::string s = host.substr(start, part == 3 ? std::string::npos : dot - start);
+    if (s.empty() || s.size() > 3 || (part < 3 && dot == std::string::npos)) return false;
+    for (char ch : s)
+      if (ch < '0' || ch > '9') return false;
+    const int v = std::atoi(s.c_str());
+    if (v > 255) return false;
+    bytes.push_back(static_cast<char>(v));
+    start = dot + 1;
+  }
+  *out = bytes;
+  return true;
+}
+
+}  // namespace
+
+std::string socks5_greeting(const ProxyChoice& c) {
+  return c.has_credentials ? std::string("\x05\x02\x00\x02", 4) : std::string("\x05\x01\x00", 3);
+}
+
+std::string socks5_auth(const ProxyChoice& c) {
+  if (c.user.size() > 255 || c.password.size() > 255) return "";
+  std::string m(1, '\x01');
+  m += static_cast<char>(c.user.size());
+  m += c.user;
+  m += static_cast<char>(c.password.size());
+  return m + c.password;
+}
+
+std::string socks5_connect(const NetTarget& t) {
+  std::string m("\x05\x01\x00", 3), v4;
+  if (ipv4_bytes(t.host, &v4)) {
+    m += '\x01';
+    m += v4;
+  } else {
+    if (t.host.size() > 255) return "";
+    m += '\x03';
+    m += static_cast<char>(t.host.size());
+    m += t.host;
+  }
+  const int port = std::atoi(t.port.c_str());
+  m += static_cast<char>((port >> 8) & 0xff);
+  m += static_cast<char>(port & 0xff);
+  return m;
+}
+
+int socks5_reply_code(const std::string& reply) {
+  if (reply.size() < 2 || reply[0] != '\x05') return -1;
+  return static_cast<unsigned char>(reply[1]);
 }
 
 std::string base64(const std::string& bytes) {

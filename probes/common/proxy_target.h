@@ -51,6 +51,25 @@ struct ProxyChoice {
 // digits stays as is; %00 makes the value unparsed, curl refuses it too).
 ProxyChoice pick_proxy(const NetTarget& t, EnvLookup env);
 
+// SOCKS5 (RFC 1928) proxy choice: all_proxy, then ALL_PROXY (curl's order), no_proxy as above.
+// The value may say socks5://, socks5h://, http:// (srt advertises one port that serves both HTTP
+// CONNECT and SOCKS, sandbox-utils.js "mux") or no scheme; credentials as pick_proxy keeps them.
+ProxyChoice pick_socks_proxy(const NetTarget& t, EnvLookup env);
+
+// The plain-HTTP request through a proxy for `t` (absolute-URI form, RFC 9112 3.2.2): the proxy
+// forwards its header "X-Breakout: BREAKOUT-NONCE <nonce>" to the destination, where the
+// listener reads it; Proxy-Authorization as in connect_request.
+std::string absolute_request(const NetTarget& t, const ProxyChoice& c, const std::string& nonce);
+
+// SOCKS5 messages: the greeting (no-auth, plus user/password RFC 1929 when `c` has credentials),
+// the RFC 1929 sub-negotiation ("" when user or password exceeds 255 bytes), and CONNECT to `t`
+// (an IPv4 literal as ATYP 1, anything else as a name, ATYP 3; "" for a name over 255 bytes).
+std::string socks5_greeting(const ProxyChoice& c);
+std::string socks5_auth(const ProxyChoice& c);
+std::string socks5_connect(const NetTarget& t);
+// The REP field of a SOCKS5 reply (0 = succeeded), -1 when `reply` is no SOCKS5 reply.
+int socks5_reply_code(const std::string& reply);
+
 // The CONNECT request for `t` through `c` (RFC 9110 9.3.6): Host, Proxy-Authorization Basic
 // base64(user:password) when the URL carried credentials (curl's default scheme, RFC 7617), and
 // X-Breakout-Nonce; the caller sends the nonce line into the tunnel after it.

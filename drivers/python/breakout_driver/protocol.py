@@ -7,7 +7,7 @@ from typing import Any, Literal, Mapping
 
 PROTOCOL_VERSION = 1
 ERROR_CODES = ("unsupported", "invalid", "boot_failed", "exec_failed", "no_session", "internal")
-NETWORK_MODES = ("none", "loopback", "full")
+NETWORK_MODES = ("none", "loopback", "full", "proxy")
 
 
 class ProtocolError(Exception):

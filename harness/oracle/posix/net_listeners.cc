@@ -313,7 +313,10 @@ NonceListeners::NonceListeners(ExternalHost* external, std::string external_unav
     return host_address(ip == IpFamily::v6 ? AF_INET6 : AF_INET, why);
   });
   if (external != nullptr) {
-    for (const auto& [name, stream] : {std::pair{"tcp4-external", true}, std::pair{"udp4-external", false}}) {
+    // proxy-allowed / proxy-denied: network = "proxy"'s two destinations, told apart by port
+    // (what an allowlisting proxy that takes "host:port" entries decides on, srt's allowedDomains).
+    for (const auto& [name, stream] : {std::pair{"tcp4-external", true}, std::pair{"udp4-external", false},
+                                       std::pair{"proxy-allowed", true}, std::pair{"proxy-denied", true}}) {
       const int fd =
           external->socket_in_namespace(AF_INET, (stream ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd < 0) {

@@ -1,0 +1,116 @@
+"""network = "proxy": egress only through the sandbox's own allowlisting proxy (suite proxy).
+
+The harness owns both destinations (net:proxy-allowed, net:proxy-denied on its external host);
+the listener that received the nonce decides. Signed per spawner:
+  none                      every denial escapes, every control passes
+  proxy-poison-strict       a fixture proxy that filters every route: the proxied denials pass, the
+                            direct connects escape (it only poisons the proxy variables, seed 002)
+  proxy-poison-leaky-http   the same, but plain absolute-URI HTTP goes out unfiltered (the hole
+                            reported against sandbox-runtime): that denial escapes too, and the
+                            proxy-denied listener is the one that saw the nonce
+  srt                       everything passes (its proxy holds, its namespace has no route out)
+  bwrap, firejail, codex-linux, reference-driver: skipped with the declared reason
+"""
+import os
+import shutil
+
+import pytest
+
+from conftest import REPO, require_root_tool
+from test_agent_sandboxes import SIGNED as AGENT_TOOLS, require as require_agent, tool_residue
+
+FIXTURES = REPO / "tests" / "e2e" / "fixtures"
+SUITE = ("--suite", "proxy")
+P = "@network-proxy"
+DENIALS = {
+    "proxy.connect" + P + "[net:proxy-denied]",
+    "proxy.absolute-uri" + P + "[net:proxy-denied]",
+    "proxy.socks5" + P + "[net:proxy-denied]",
+    "proxy.direct" + P + "[net:proxy-allowed]",
+    "proxy.direct" + P + "[net:proxy-denied]",
+}
+CONTROLS = {
+    "proxy.connect" + P + "[net:proxy-allowed]",
+    "proxy.absolute-uri" + P + "[net:proxy-allowed]",
+    "proxy.socks5" + P + "[net:proxy-allowed]",
+}
+DIRECT = {d for d in DENIALS if d.startswith("proxy.direct")}
+
+SIGNED = {
+    "none": {"escapes": DENIALS},
+    "proxy-poison-strict": {"escapes": DIRECT},
+    "proxy-poison-leaky-http": {"escapes": DIRECT | {"proxy.absolute-uri" + P + "[net:proxy-denied]"}},
+    "srt": {"escapes": set()},
+}
+DECLARED = {
+    "bwrap": "bwrap cannot express network = proxy",
+    "firejail": "firejail cannot express network = proxy",
+    "codex-linux": "codex-linux cannot express network = proxy",
+    "reference-driver": "the driver does not offer network = proxy",
+}
+
+
+def spawner_arg(name):
+    return str(FIXTURES / f"{name}.toml") if name.startswith("proxy-poison") else name
+
+
+def require(spawner):
+    if os.geteuid() != 0:
+        pytest.skip("needs root (the external host is a network namespace)")
+    if spawner in AGENT_TOOLS:
+        require_agent(spawner)
+    elif spawner in ("bwrap", "firejail"):
+        require_root_tool(spawner)
+    elif spawner == "reference-driver" and shutil.which("bwrap") is None:
+        pytest.skip("bwrap is not installed")
+
+
+@pytest.fixture(scope="module", params=sorted(SIGNED) + sorted(DECLARED))
+def proxy_run(request, run_breakout):
+    require(request.param)
+    before = tool_residue()
+    run = run_breakout("--spawner", spawner_arg(request.param), *SUITE, timeout=600)
+    for path in tool_residue() - before:
+        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    assert run.results is not None, run.stderr[-2000:]
+    return request.param, run
+
+
+def test_the_suite_pairs_every_denial_with_a_proxied_control(proxy_run):
+    _, run = proxy_run
+    ids = {a["id"] for a in run.attempts}
+    assert ids == DENIALS | CONTROLS
+    for a in run.attempts:
+        assert a["role"] == ("deny" if a["id"] in DENIALS else "allow"), a["id"]
+        if a["role"] == "deny" and a["verdict"] != "skip":
+            # Each route's control is its own allowed destination; the direct connects borrow
+            # the CONNECT attempt's (controls_from), and share its group.
+            attempt = a["id"].split("@")[0]
+            owner = "proxy.connect" if attempt == "proxy.direct" else attempt
+            assert a["controls"] == [owner + P + "[net:proxy-allowed]"], a
+            assert a["group"] == owner + P, a
+
+
+def test_verdicts_are_the_signed_ones(proxy_run):
+    spawner, run = proxy_run
+    if spawner in DECLARED:
+        assert all(a["verdict"] == "skip" and DECLARED[spawner] in a["reason"] for a in run.attempts), \
+            run.explain(run.attempts)
+        return
+    escapes = {a["id"] for a in run.by_verdict("escape")}
+    assert escapes == SIGNED[spawner]["escapes"], run.explain(run.by_verdict("escape"))
+    passes = {a["id"] for a in run.by_verdict("pass")}
+    assert passes == (DENIALS | CONTROLS) - SIGNED[spawner]["escapes"], run.explain(run.attempts)
+
+
+def test_the_listener_that_saw_the_nonce_is_the_evidence(proxy_run):
+    spawner, run = proxy_run
+    if spawner in DECLARED:
+        pytest.skip(f"{spawner} runs none of the suite (declared)")
+    for a in run.attempts:
+        seen = set(a["evidence"]["nonce_seen_by"])
+        target = a["target"].removeprefix("net:")
+        if a["verdict"] == "escape" or a["role"] == "allow":
+            assert target in seen, a
+        else:
+            assert target not in seen, a
