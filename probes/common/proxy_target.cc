@@ -64,7 +64,7 @@ bool percent_decode(const std::string& in, std::string* out) {
 
 // [scheme://][user[:password]@]host[:port][/...] into its parts; false when the scheme is not
 // one of `schemes` (an HTTP CONNECT client speaks to http:// only) or the userinfo does not decode.
-bool parse_proxy(std::string v, ProxyChoice* c, std::initializer_list<const char*> schemes = {"http"}) {
+bool parse_proxy(std::string v, ProxyChoice* c, std::initializer_list<const char*> schemes) {
   if (const auto sep = v.find("://"); sep != std::string::npos) {
     const std::string scheme = v.substr(0, sep);
     if (std::none_of(schemes.begin(), schemes.end(), [&](const char* s) { return iequals(scheme, s); })) return false;
@@ -137,12 +137,13 @@ std::optional<NetTarget> parse_net_target(const std::string& spec) {
   return t;
 }
 
-ProxyChoice pick_proxy(const NetTarget& t, EnvLookup env) {
-  std::vector<const char*> vars;
-  if (t.scheme == "http") vars = {"http_proxy"};
-  else vars = {"https_proxy", "HTTPS_PROXY"};
-  vars.push_back("all_proxy");
-  vars.push_back("ALL_PROXY");
+namespace {
+
+// The first of `vars` that is set decides (curl stops at it): no_proxy may still bypass it, and a
+// value that does not parse with one of `schemes` keeps only its name, nothing half-parsed,
+// credentials least of all.
+ProxyChoice first_set(std::initializer_list<const char*> vars, const NetTarget& t, EnvLookup env,
+                      std::initializer_list<const char*> schemes) {
   ProxyChoice c;
   for (const char* v : vars) {
     const std::string value = env(v);
@@ -152,27 +153,7 @@ ProxyChoice pick_proxy(const NetTarget& t, EnvLookup env) {
       return c;
     }
     c.var = v;
-    c.parsed = parse_proxy(value, &c);
-    if (!c.parsed) {  // nothing half-parsed, credentials least of all
-      c = ProxyChoice();
-      c.var = v;
-    }
-    return c;
-  }
-  return c;
-}
-
-ProxyChoice pick_socks_proxy(const NetTarget& t, EnvLookup env) {
-  ProxyChoice c;
-  for (const char* v : {"all_proxy", "ALL_PROXY"}) {
-    const std::string value = env(v);
-    if (value.empty()) continue;
-    if (no_proxy_matches(t.host, env)) {
-      c.no_proxy_matched = true;
-      return c;
-    }
-    c.var = v;
-    c.parsed = parse_proxy(value, &c, {"socks5", "socks5h", "http"});
+    c.parsed = parse_proxy(value, &c, schemes);
     if (!c.parsed) {
       c = ProxyChoice();
       c.var = v;
@@ -182,11 +163,26 @@ ProxyChoice pick_socks_proxy(const NetTarget& t, EnvLookup env) {
   return c;
 }
 
+// "Proxy-Authorization: Basic ...\r\n" when the URL carried credentials (curl's default, RFC 7617).
+std::string auth_header(const ProxyChoice& c) {
+  return c.has_credentials ? "Proxy-Authorization: Basic " + base64(c.user + ":" + c.password) + "\r\n" : "";
+}
+
+}  // namespace
+
+ProxyChoice pick_proxy(const NetTarget& t, EnvLookup env) {
+  if (t.scheme == "http") return first_set({"http_proxy", "all_proxy", "ALL_PROXY"}, t, env, {"http"});
+  return first_set({"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}, t, env, {"http"});
+}
+
+ProxyChoice pick_socks_proxy(const NetTarget& t, EnvLookup env) {
+  return first_set({"all_proxy", "ALL_PROXY"}, t, env, {"socks5", "socks5h", "http"});
+}
+
 std::string absolute_request(const NetTarget& t, const ProxyChoice& c, const std::string& nonce) {
   const std::string authority = bracket(t.host) + ":" + t.port;
-  std::string req = "GET http://" + authority + "/breakout HTTP/1.1\r\nHost: " + authority + "\r\n";
-  if (c.has_credentials) req += "Proxy-Authorization: Basic " + base64(c.user + ":" + c.password) + "\r\n";
-  return req + "X-Breakout: BREAKOUT-NONCE " + nonce + "\r\nConnection: close\r\n\r\n";
+  return "GET http://" + authority + "/breakout HTTP/1.1\r\nHost: " + authority + "\r\n" + auth_header(c) +
+         "X-Breakout: BREAKOUT-NONCE " + nonce + "\r\nConnection: close\r\n\r\n";
 }
 
 namespace {
@@ -262,9 +258,8 @@ std::string base64(const std::string& bytes) {
 
 std::string connect_request(const NetTarget& t, const ProxyChoice& c, const std::string& nonce) {
   const std::string authority = bracket(t.host) + ":" + t.port;
-  std::string req = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n";
-  if (c.has_credentials) req += "Proxy-Authorization: Basic " + base64(c.user + ":" + c.password) + "\r\n";
-  return req + "X-Breakout-Nonce: " + nonce + "\r\n\r\n";
+  return "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n" + auth_header(c) +
+         "X-Breakout-Nonce: " + nonce + "\r\n\r\n";
 }
 
 std::string masked_credentials(const ProxyChoice& c) {
