@@ -30,7 +30,7 @@
 
 namespace {
 
-constexpr const char* kUsage = "usage: breakout-probe-dns-query --target udp:IPV4:PORT|unixgram:PATH --nonce N\n";
+constexpr const char* kUsage = "usage: breakout-probe-dns-query --target udp:IPV4:PORT|unixgram:PATH --nonce N [--witness PATH]\n";
 
 std::vector<unsigned char> query(const std::string& name, unsigned short id) {
   std::vector<unsigned char> q = {static_cast<unsigned char>(id >> 8), static_cast<unsigned char>(id), 0x01, 0x00,
@@ -52,11 +52,12 @@ std::vector<unsigned char> query(const std::string& name, unsigned short id) {
 
 int main(int argc, char** argv) {
   using namespace breakout::probe;
-  Args args(argc, argv, kUsage, {{"target", Args::kValue}, {"nonce", Args::kValue}});
+  Args args(argc, argv, kUsage, {{"target", Args::kValue}, {"nonce", Args::kValue}, {"witness", Args::kValue}});
   const std::string target = args.require("target"), nonce = args.require("nonce");
   if (nonce.empty() || nonce.size() > 63) args.usage_error("--nonce must be one DNS label (1..63 bytes)");
   const std::string name = nonce + ".breakout.test";
   ProbeReport rep("dns-query");
+  if (auto w = args.get("witness")) rep.witness_to(*w);
   rep.set("target", target);
   rep.set("name", name);
   sockaddr_storage to{};

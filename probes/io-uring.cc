@@ -42,7 +42,7 @@
 
 namespace {
 
-constexpr const char* kUsage = "usage: breakout-probe-io-uring --path P | --connect SPEC --nonce N\n";
+constexpr const char* kUsage = "usage: breakout-probe-io-uring --path P | --connect SPEC --nonce N [--witness PATH]\n";
 
 struct Ring {
   int fd = -1;
@@ -181,9 +181,11 @@ int connect_and_send(Ring& ring, const sockaddr_storage& sa, socklen_t len, cons
 
 int main(int argc, char** argv) {
   using namespace breakout::probe;
-  Args args(argc, argv, kUsage, {{"path", Args::kValue}, {"connect", Args::kValue}, {"nonce", Args::kValue}});
+  Args args(argc, argv, kUsage, {{"path", Args::kValue}, {"connect", Args::kValue}, {"nonce", Args::kValue},
+                                 {"witness", Args::kValue}});
   ::alarm(15);  // hard bound: a connect the kernel keeps retrying ends here
   ProbeReport rep("io-uring");
+  if (auto w = args.get("witness")) rep.witness_to(*w);
   Ring ring;
   const char* step = "";
   if (args.has("connect")) {

@@ -75,7 +75,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy | --route direct|connect|absolute|socks5]\n"
     "  SPEC: tcp:HOST:PORT | udp:HOST:PORT | unix:/path | unix:@abstract | env-unix:NAME | http[s]://HOST[:PORT]\n"
-    "  HOST may be [v6-address]\n";
+    "  HOST may be [v6-address]\n"
+    "  --witness PATH: also leave the report line at PATH (the harness's in-run witness)\n";
 
 constexpr int kConnectTimeoutMs = 2000;
 
@@ -245,7 +246,8 @@ int socks5_handshake(int fd, const ProxyChoice& proxy, const NetTarget& target, 
 
 int main(int argc, char** argv) {
   Args args(argc, argv, kUsage,
-            {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}, {"route", Args::kValue}});
+            {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}, {"route", Args::kValue},
+             {"witness", Args::kValue}});
   const std::string spec = args.require("target");
   const std::string nonce = args.require("nonce");
   const std::string route = args.has("route") ? *args.get("route") : args.has("via-proxy") ? "connect" : "direct";
@@ -268,6 +270,7 @@ int main(int argc, char** argv) {
   ::setenv("RES_OPTIONS", "timeout:1 attempts:1", 0);  // bounded lookups unless told otherwise
 
   ProbeReport r("net-connect");
+  if (auto w = args.get("witness")) r.witness_to(*w);
   r.set("target", spec);
   r.set("proto", target->proto);
   r.set("via", "direct");

@@ -43,7 +43,7 @@ using namespace breakout::probe;
 
 constexpr const char* kUsage =
     "usage: breakout-probe-proc-reach --op ptrace|vm-read|proc-mem|proc-environ|signal-term|signal-stop\n"
-    "                                 --target pid:N|own --nonce N\n";
+    "                                 --target pid:N|own --nonce N [--witness PATH]\n";
 constexpr std::size_t kScanBudget = 8u << 20;
 constexpr std::size_t kPeekBudget = 1u << 20;  // PTRACE_PEEKDATA is one syscall per word
 
@@ -138,7 +138,8 @@ void wait_victim_ready(pid_t pid, int timeout_ms) {
 
 int main(int argc, char** argv) {
   Args args(argc, argv, kUsage,
-            {{"op", Args::kValue}, {"target", Args::kValue}, {"nonce", Args::kValue}, {"as-victim", Args::kFlag}});
+            {{"op", Args::kValue}, {"target", Args::kValue}, {"nonce", Args::kValue}, {"as-victim", Args::kFlag},
+             {"witness", Args::kValue}});
   if (args.has("as-victim")) {
     const char* token = std::getenv("BREAKOUT_VICTIM_SECRET");
     if (!token) args.usage_error("--as-victim needs BREAKOUT_VICTIM_SECRET");
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
       op != "signal-stop")
     args.usage_error("unknown --op " + op);
   ProbeReport rep("proc-reach");
+  if (auto w = args.get("witness")) rep.witness_to(*w);
   rep.set("op", op);
   rep.set("target", target);
   pid_t pid = -1, own = -1;

@@ -195,6 +195,7 @@ OrSkip<AttemptIo> prepare_io(const Execution& ex, const AttemptTree& tree, const
   io.cwd = ws;
   io.heartbeat = ws / ("heartbeat-" + tag);
   io.mark = ws / ("mark-" + tag);
+  if (ex.witness) io.witness = ws / ("witness-" + tag);
   io.caller_env_token = env_token;
   if (ex.target) {
     switch (ex.target->kind) {

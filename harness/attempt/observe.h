@@ -28,6 +28,7 @@ struct AttemptIo {
   std::filesystem::path cwd;                 // where the probe runs
   std::filesystem::path heartbeat;           // lifetime / timeout-kill
   std::filesystem::path mark;                // cwd / no-timeout marker (absolute)
+  std::filesystem::path witness;             // Execution::witness: where the probe leaves it (witness.h)
   std::filesystem::path target_path;         // fs targets, absolute
   std::string target_spec;                   // what {target} expands to (the target in the attempt's path form)
   std::string target_token;                  // fs targets: the canary token of target_path, if it is one

@@ -5,6 +5,7 @@
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/scene.h"
 #include "harness/attempt/skip.h"
+#include "harness/attempt/witness.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
 
@@ -19,8 +20,20 @@ namespace {
 void judge_into(Scene& s, const Oracle& oracle, const Observation& seen) {
   const auto besides = oracle.collateral() ? collateral_escape(s.ex, s.tree, s.request.resolved, s.window(), s.io, s.ctx, seen) : std::nullopt;
   s.rec.evidence.update(seen.evidence);
+  std::optional<std::string> in_run_control = seen.in_run_control;
+  if (!s.io.witness.empty()) {  // the denial's stand-in for a control the spawner refuses (witness.h)
+    const WitnessSeen w = look_for_witness(s.io.witness);
+    s.rec.evidence["witness"] = w.evidence;
+    s.rec.witnessed = w.present;
+    if (!w.present && (!in_run_control || in_run_control->empty())) in_run_control = w.problem;
+  }
   Judgement j = seen.not_applicable ? Judgement{Verdict::kSkip, *seen.not_applicable}
-                                    : judge(s.ex.expectation.value, seen.effect, seen.summary, seen.in_run_control);
+                                    : judge(s.ex.expectation.value, seen.effect, seen.summary, in_run_control);
+  // A control on a mechanism the profile declares refused: not happening is that limitation.
+  if (j.verdict == Verdict::kOverblock && !s.ex.refused.empty()) {
+    s.rec.refused = s.ex.refused;
+    j = {Verdict::kSkip, s.ex.refused + " (declared; " + j.reason + ")"};
+  }
   if (besides) {
     s.rec.evidence["collateral"] = besides->evidence;
     if (j.verdict != Verdict::kEscape) j = {Verdict::kEscape, besides->summary};

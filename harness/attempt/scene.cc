@@ -64,6 +64,7 @@ std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree
   const auto vars = placeholders(ex, tree, io);
   std::vector<std::string> argv = {(ctx.probes_dir / ("breakout-probe-" + ex.attempt->probe)).string()};
   for (const auto& a : ex.attempt->args) argv.push_back(substitute_placeholders(a, vars));
+  if (!io.witness.empty()) argv.insert(argv.end(), {"--witness", io.witness.string()});  // witness.h
   return argv;
 }
 

@@ -47,6 +47,9 @@ struct ClassSpec {
   bool real_host = false;   // only under `run --real-host` (the real-home classes and real-net-connect)
   bool fs_api = false;      // the spawner's own fs API; no probe runs
   bool path_form = false;   // `param` names a path form (model/path_form.h)
+  // Its probe takes `--witness PATH` and, after its attempt, leaves its report line there: the
+  // in-run control of a denial whose control needs a mechanism the spawner refuses (mechanism.h).
+  bool witness = false;
   FsRule fs = FsRule::kNone;
   PolicyField decided_by = PolicyField::kNone;
   TimeoutRule timeout = TimeoutRule::kAny;

@@ -32,7 +32,7 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
   // Field meanings: docs/scenarios.md. "expect"/"expected" are deliberately not
   // fields: expectations come from the policy (expectation.h).
   schema::only_fields(t, {"id", "title", "description", "reference", "platforms", "class", "probe",
-                          "args", "targets", "param", "controls_from", "timeout_ms", "env"},
+                          "args", "targets", "param", "controls_from", "needs", "timeout_ms", "env"},
                       where);
   Attempt a;
   a.id = schema::required_string(t, "id", where);
@@ -79,6 +79,11 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
   a.controls_from = schema::optional_string(t, "controls_from", here).value_or("");
   if (!a.controls_from.empty() && !has_targets(a.klass))
     schema::fail("unexpected-controls", here, "class " + klass + " takes no targets, so it has no controls to borrow");
+  for (const auto& name : schema::string_array(t, "needs", here, false)) {
+    const auto m = mechanism_from(name);
+    if (!m) schema::fail("bad-mechanism", here, "needs: unknown mechanism '" + name + "' (af_unix, io_uring, ptrace, procfs)");
+    a.needs.push_back(*m);
+  }
   a.env = schema::string_array(t, "env", here, false);
   for (const auto& e : a.env)
     if (e.find('=') == std::string::npos || e.front() == '=' || e.find('\0') != std::string::npos)

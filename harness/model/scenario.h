@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/model/mechanism.h"
 #include "harness/model/policy.h"
 
 namespace breakout {
@@ -95,6 +96,9 @@ struct Attempt {
   // group is this one's): a direct connect under network = "proxy" has no allowed target of
   // its own, its control is the same probe reaching the allowed destination through the proxy.
   std::string controls_from;
+  // Kernel mechanisms every execution of it needs besides its target's (model/mechanism.h):
+  // a spawner that declares one refused skips its controls as that limitation.
+  std::vector<Mechanism> needs;
   std::vector<std::string> env;        // "NAME=value" per-exec caller overrides ({placeholders} expanded)
   bool timeout_override = false;       // when true, `timeout` replaces the policy's
   std::optional<std::chrono::milliseconds> timeout;

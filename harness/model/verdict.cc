@@ -44,8 +44,11 @@ Judgement judge(Expected expected, Effect effect, const std::string& evidence,
   return {Verdict::kError, "unknown expectation"};
 }
 
-Judgement apply_control(const Judgement& deny, const std::string& control_id, Verdict control) {
+Judgement apply_control(const Judgement& deny, const std::string& control_id, Verdict control, bool excused) {
   if (deny.verdict != Verdict::kPass || control == Verdict::kPass) return deny;
+  if (excused && control == Verdict::kSkip)
+    return {Verdict::kPass, deny.reason + " (control " + control_id +
+                                " skipped as the sandbox's declared refusal; the probe's witness shows it ran)"};
   return {Verdict::kError, "control " + control_id + " was " + to_string(control) +
                                ", so this denial proves nothing (" + deny.reason + ")"};
 }

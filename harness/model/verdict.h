@@ -35,7 +35,10 @@ Judgement judge(Expected expected, Effect effect, const std::string& evidence,
                 const std::optional<std::string>& in_run_control);
 
 // A denial that passed is only worth something if its controls passed:
-// returns the judgement after applying the controls' verdict.
-Judgement apply_control(const Judgement& deny, const std::string& control_id, Verdict control);
+// returns the judgement after applying the controls' verdict. `excused`: the control was
+// skipped as a limitation the profile declares (a mechanism the sandbox refuses, model/
+// mechanism.h) and the denial's in-run witness held (attempt/witness.h): it stands on that.
+Judgement apply_control(const Judgement& deny, const std::string& control_id, Verdict control,
+                        bool excused = false);
 
 }  // namespace breakout

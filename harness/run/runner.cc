@@ -39,7 +39,8 @@ void apply_controls(std::vector<AttemptRecord>& records) {
     if (r.role != "deny") continue;
     for (const AttemptRecord* c : controls[r.group]) {
       r.controls.push_back(c->id);
-      const Judgement j = apply_control({r.verdict, r.reason}, c->id, c->verdict);
+      const bool excused = !c->refused.empty() && r.witnessed;
+      const Judgement j = apply_control({r.verdict, r.reason}, c->id, c->verdict, excused);
       r.verdict = j.verdict;
       r.reason = j.reason;
     }

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/error.h"
+#include "harness/model/mechanism.h"
 #include "harness/model/policy.h"
 #include "harness/model/scenario.h"
 #include "harness/model/target.h"
@@ -108,6 +109,10 @@ class Spawner {
                                                               const Target*) const {
     return cannot_express(policy);
   }
+  // Why the sandbox refuses `m` under `policy` whatever the policy says, when its profile
+  // declares so ([refuses], docs/spawners.md): srt's seccomp fails socket(AF_UNIX). nullopt:
+  // not declared. Controls that need it are then judged as that limitation (model/mechanism.h).
+  virtual std::optional<std::string> refuses(Mechanism, const Policy&) const { return std::nullopt; }
   virtual SpawnPlan plan(const SpawnRequest& request) const = 0;
 
   // Boots the sandbox for one attempt (policy and tree from `boot`). Everything

@@ -10,6 +10,7 @@
 #include "harness/core/text.h"
 #include "harness/core/toml_schema.h"
 #include "harness/model/expectation.h"
+#include "harness/model/mechanism.h"
 
 namespace breakout {
 
@@ -143,6 +144,27 @@ ProfileInexpressible parse_inexpressible(const toml::table& t, const std::string
   return c;
 }
 
+std::map<std::string, ProfileRefusal> parse_refusals(const toml::table& t, const std::string& where) {
+  std::map<std::string, ProfileRefusal> out;
+  for (const auto& [key, value] : t) {
+    const std::string name(key.str());
+    const std::string here = where + "." + name;
+    if (!mechanism_from(name)) schema::fail("bad-mechanism", here, "unknown mechanism (known: af_unix, io_uring, ptrace, procfs)");
+    if (!value.is_table()) schema::fail("bad-type", here, "must be a table { when = [...], why = \"...\" }");
+    const toml::table& r = *value.as_table();
+    schema::only_fields(r, {"when", "why"}, here);
+    ProfileRefusal refusal;
+    refusal.why = schema::required_string(r, "why", here);
+    if (refusal.why.empty()) schema::fail("bad-value", here, "why must say why the tool refuses it");
+    refusal.when = schema::string_array(r, "when", here, false);
+    for (const auto& mode : refusal.when)
+      if (mode != "none" && mode != "loopback" && mode != "full" && mode != "proxy")
+        schema::fail("bad-value", here + ".when", "unknown network mode '" + mode + "'");
+    out[name] = std::move(refusal);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool is_path_list(const std::string& name) {
@@ -156,7 +178,7 @@ Profile parse_profile_text(const std::string& text, const std::string& origin, c
 Profile parse_profile(const toml::table& root, const std::string& origin, const fs::path& profile_dir) {
   schema::only_fields(root, {"kind", "name", "description", "notes", "requires", "version", "command", "writable_root",
                              "deny_read_dir", "deny_read_file", "deny_write", "protects", "env_set", "env_unset",
-                             "network", "config_file", "cannot_express"},
+                             "network", "config_file", "cannot_express", "refuses"},
                       origin);
   if (const auto kind = schema::optional_string(root, "kind", origin); kind && *kind != "template")
     schema::fail("bad-kind", origin, "kind must be \"template\" or \"driver\" (drivers: docs/drivers.md)");
@@ -189,6 +211,10 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
   if (const toml::node* c = root.get("cannot_express")) {
     if (!c->is_table()) schema::fail("bad-type", origin + ": cannot_express", "must be a table");
     p.cannot = parse_inexpressible(*c->as_table(), origin + ": cannot_express");
+  }
+  if (const toml::node* r = root.get("refuses")) {
+    if (!r->is_table()) schema::fail("bad-type", origin + ": refuses", "must be a table of mechanisms");
+    p.refuses = parse_refusals(*r->as_table(), origin + ": refuses");
   }
   // `requires` and `version` run before any attempt: only the profile's own directory.
   const std::map<std::string, std::string> dir_var = {{"{profile_dir}", profile_dir.string()}};

@@ -41,6 +41,13 @@ struct ProfileInexpressible {
   std::string env_pinned;       // cannot pin a value: env-pinned attempts skipped
 };
 
+// [refuses.<mechanism>]: a kernel mechanism the tool refuses whatever the policy says
+// (model/mechanism.h), under the listed network modes (all when `when` is absent).
+struct ProfileRefusal {
+  std::vector<std::string> when;  // network mode names; empty: every mode
+  std::string why;
+};
+
 struct Profile {
   std::string name, description, notes;
   std::filesystem::path profile_dir;         // the profile file's directory ({profile_dir})
@@ -61,6 +68,7 @@ struct Profile {
   std::map<std::string, std::string> network_unsupported;
   std::optional<ProfileConfigFile> config_file;
   ProfileInexpressible cannot;
+  std::map<std::string, ProfileRefusal> refuses;  // by mechanism name ("af_unix")
   std::vector<std::string> typed_used;  // "{x:fmt}" placeholders the templates use, rendered per spawn
   bool uses_spawner_dir = false;
   bool maps_deny_write = false;  // the command has {deny_write...} or a template {deny_write:FMT}

@@ -201,6 +201,15 @@ class TemplateSpawner final : public Spawner {
       return profile_.name + " cannot pin variables: " + c.env_pinned;
     return std::nullopt;
   }
+  std::optional<std::string> refuses(Mechanism m, const Policy& policy) const override {
+    const auto it = profile_.refuses.find(to_string(m));
+    if (it == profile_.refuses.end()) return std::nullopt;
+    const auto& when = it->second.when;
+    if (!when.empty() && std::find(when.begin(), when.end(), to_string(policy.network)) == when.end())
+      return std::nullopt;
+    return profile_.name + " refuses " + to_string(m) + " under network = " + to_string(policy.network) + ": " +
+           it->second.why;
+  }
   SpawnPlan plan(const SpawnRequest& r) const override {
     SpawnPlan p;
     p.argv = expand_profile(profile_, r);

@@ -149,16 +149,26 @@ void ProbeReport::fail(std::string_view step, int e) {
 
 std::string ProbeReport::line() const { return "BREAKOUT-REPORT " + fields_.str() + "\n"; }
 
-bool ProbeReport::emit(std::FILE* out) const {
-  const std::string l = line();
+bool ProbeReport::write_line(std::FILE* out, const std::string& l) {
   const bool wrote = std::fwrite(l.data(), 1, l.size(), out) == l.size();
   return std::fflush(out) == 0 && wrote;
+}
+
+bool ProbeReport::emit(std::FILE* out) const {
+  const std::string l = line();
+  bool ok = write_line(out, l);
+  if (!witness_.empty()) {
+    std::FILE* f = std::fopen(witness_.c_str(), "wb");
+    ok = f != nullptr && write_line(f, l) && ok;
+    if (f) ok = std::fclose(f) == 0 && ok;
+  }
+  return ok;
 }
 
 bool ProbeReport::emit_to_file(const std::string& path) const {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return false;
-  const bool wrote = emit(f);
+  const bool wrote = write_line(f, line());
   return std::fclose(f) == 0 && wrote;
 }
 

@@ -99,14 +99,22 @@ class ProbeReport {
   int exit_code() const { return ok_ ? 0 : 1; }
 
   std::string line() const;  // "BREAKOUT-REPORT {...}\n"
-  // Writes line() to `out` (default stdout) and flushes. Returns false on a write error.
+  // Also leaves line() in a new file at `path` whenever emit() runs: the in-run witness that
+  // the probe got past its attempt, which the harness looks for from outside when no control
+  // can show the probe works (harness/attempt/witness.h). "" (the default): none.
+  void witness_to(std::string path) { witness_ = std::move(path); }
+  // Writes line() to `out` (default stdout) and flushes, then the witness if one was asked
+  // for. Returns false on a write error.
   bool emit(std::FILE* out = stdout) const;
   // Writes line() to a new/truncated file (used where stdout must stay clean).
   bool emit_to_file(const std::string& path) const;
 
  private:
+  static bool write_line(std::FILE* out, const std::string& l);
+
   JsonObject fields_;
   bool ok_ = false;
+  std::string witness_;
 };
 
 }  // namespace breakout::probe

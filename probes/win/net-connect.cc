@@ -54,7 +54,7 @@ using namespace breakout::probe;
 namespace {
 
 constexpr char kUsage[] =
-    "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy]\n"
+    "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy] [--witness PATH]\n"
     "  SPEC: tcp:ADDR:PORT | udp:ADDR:PORT | http[s]://ADDR[:PORT][/...]   (ADDR numeric; IPv6 as [v6-address])\n";
 constexpr int kConnectTimeoutMs = 2000;
 constexpr std::size_t kMaxRead = 4096;
@@ -144,7 +144,7 @@ DWORD connect_bounded(SOCKET s, const addrinfo* ai) {
 int wmain(int argc, wchar_t** wargv) {
   WideArgs wide_args(argc, wargv);
   Args args(wide_args.argc(), wide_args.argv(), kUsage,
-            {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}});
+            {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}, {"witness", Args::kValue}});
   const std::string spec = args.require("target");
   const std::string nonce = args.require("nonce");
   const bool via_proxy = args.has("via-proxy");
@@ -157,6 +157,7 @@ int wmain(int argc, wchar_t** wargv) {
   start_watchdog(std::chrono::seconds(15));  // hard bound, like alarm(15) in the POSIX probe
 
   ProbeReport r("net-connect");
+  if (auto w = args.get("witness")) r.witness_to(*w);
   r.set("target", spec);
   r.set("proto", target->proto);
   r.set("via", "direct");

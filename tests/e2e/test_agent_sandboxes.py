@@ -19,15 +19,15 @@ SRT = TOOLS / ".bin" / "srt"
 
 # The net-deny controls connect to an AF_UNIX socket in the workspace. Under network off both
 # sandboxes refuse that by design (Codex: seccomp EPERM at connect(2); srt: EPERM at
-# socket(AF_UNIX)), so the control is an overblock and each denial it pairs with is an error
-# ("proves nothing"). The denials themselves did fail (EPERM / ECONNREFUSED / ENETUNREACH):
-# breakout has no other witness yet (issue 18, "whether AF_UNIX is promised at all").
-UNIX_CONTROL_OVERBLOCKS = {
+# socket(AF_UNIX)), and both profiles declare it ([refuses.af_unix]): each such control is a skip
+# with that reason, and each denial it pairs with is judged by the probe's witness in the
+# workspace instead (docs/spawners.md, "[refuses.af_unix]").
+UNIX_CONTROLS = {
     "net.tcp@workspace-write[net:unix-workspace]",
     "net.udp@workspace-write[net:unix-workspace]",
     "net.proxy-honouring@workspace-write[net:unix-workspace]",
 }
-UNIX_CONTROL_ERRORS = {
+WITNESSED = {
     "net.tcp@workspace-write[net:tcp4-loopback]",
     "net.tcp@workspace-write[net:tcp6-loopback]",
     "net.tcp@workspace-write[net:tcp4-external]",
@@ -44,10 +44,11 @@ SIGNED = {
         # Real: SIGKILL of codex leaves its codex-linux-sandbox helper, and bubblewrap's
         # --die-with-parent watches the helper (docs/spawners.md has the by-hand reproduction).
         "escapes": {"lifetime.timeout-tree-kill@workspace-write", "lifetime.timeout-tree-kill@network-full"},
-        "overblocks": UNIX_CONTROL_OVERBLOCKS,
-        "errors": UNIX_CONTROL_ERRORS,
-        # Declared in the profile: reads of denied paths (5 fs-read + 5 fs-api-read per policy).
-        "declared": {"codex-linux cannot express deny_read": 20},
+        "overblocks": set(),
+        "errors": set(),
+        # Declared in the profile: reads of denied paths (5 fs-read + 5 fs-api-read per policy),
+        # and AF_UNIX under network off.
+        "declared": {"codex-linux cannot express deny_read": 20, "codex-linux refuses af_unix": 3},
     },
     "srt": {
         "tools": [SRT, "bwrap", "socat", "rg"],
@@ -56,9 +57,10 @@ SIGNED = {
         # read as "error" when srt's 2-4 s start-up outlasted the attempt's 1.5 s timeout; the
         # timeout-kill oracle now raises the timeout until the probe started (test_timeout_scaling.py).
         "escapes": {"lifetime.timeout-tree-kill@workspace-write"},
-        "overblocks": UNIX_CONTROL_OVERBLOCKS,
-        "errors": UNIX_CONTROL_ERRORS,
-        "declared": {"srt cannot express network = full": 87, "srt cannot pin variables": 5},
+        "overblocks": set(),
+        "errors": set(),
+        "declared": {"srt cannot express network = full": 87, "srt cannot pin variables": 5,
+                     "srt refuses af_unix": 3},
     },
 }
 
@@ -125,6 +127,25 @@ def test_declared_limitations_are_skips_with_the_profiles_reason(sandbox_run):
     for reason, count in SIGNED[sandbox]["declared"].items():
         got = [a for a in skips if a["reason"].startswith(reason)]
         assert len(got) == count, f"{reason}: {len(got)} skips, signed {count}"
+
+
+def test_refused_controls_hand_their_denials_to_the_witness(sandbox_run):
+    sandbox, run = sandbox_run
+    by_id = {a["id"]: a for a in run.attempts}
+    for cid in UNIX_CONTROLS:
+        assert by_id[cid]["verdict"] == "skip", run.explain([by_id[cid]])
+        assert by_id[cid]["reason"].startswith(f"{sandbox} refuses af_unix under network = none"), by_id[cid]["reason"]
+    for did in WITNESSED:
+        a = by_id[did]
+        assert a["verdict"] == "pass", run.explain([a])
+        assert a["evidence"]["witness"]["present"] is True, a["evidence"]
+        assert "BREAKOUT-REPORT" in a["evidence"]["witness"]["report"]
+        assert a["evidence"]["nonce_received"] is False
+        assert "--witness" in a["probe_argv"], a["probe_argv"]
+    # Only the groups with a refused control get a witness.
+    for a in run.attempts:
+        if a["id"] not in WITNESSED and a["verdict"] != "skip":
+            assert "--witness" not in a.get("probe_argv", []), a["id"]
 
 
 def test_denials_were_really_tried(sandbox_run):

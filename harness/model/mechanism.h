@@ -1,0 +1,43 @@
+// Kernel mechanisms a sandbox may refuse outright, whatever the policy says, and the targets
+// that need them. A profile declares such a refusal ([refuses] in spawners/*.toml,
+// docs/spawners.md); the planner then reads a failed control on such a target as a declared
+// limitation, and the denials it pairs with are judged with an in-run witness instead
+// (attempt/witness.h): the probe left a marker in the workspace after its attempt.
+//
+//   for (Mechanism m : mechanisms_needed(attempt.needs, &target)) if (spawner.refuses(m, policy)) ...
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/model/target.h"
+
+namespace breakout {
+
+enum class Mechanism {
+  // Unix-domain sockets: connect(2)/sendto(2) on AF_UNIX, path or abstract. srt's seccomp filter
+  // fails socket(AF_UNIX); Codex's network filter fails connect(2) for every family.
+  kAfUnix,
+  // io_uring_setup(2): srt's seccomp filter refuses it (IORING_OP_SOCKET would bypass its
+  // socket() rule), so does Codex's.
+  kIoUring,
+  // ptrace(2) and process_vm_readv(2) on the sandbox's own processes (Codex's filter refuses
+  // both under network off).
+  kPtrace,
+  // /proc/<pid> naming the command's own processes: srt runs the command in a pid namespace of
+  // its own under a /proc mounted for the outer one, so /proc/<child pid> is another process.
+  kProcfs,
+};
+
+const char* to_string(Mechanism m);                        // "af_unix", as profiles write it
+std::optional<Mechanism> mechanism_from(const std::string& s);
+
+// The mechanism reaching `target` needs, if it is one a sandbox may refuse (nullopt: none).
+std::optional<Mechanism> mechanism_of(const Target& target);
+
+// What one execution needs: the attempt's own `needs` (scenario files: the io_uring attempts,
+// ptrace and process_vm_readv) and its target's.
+std::vector<Mechanism> mechanisms_needed(const std::vector<Mechanism>& attempt_needs, const Target* target);
+
+}  // namespace breakout
