@@ -1,4 +1,5 @@
-"""Real agent sandboxes on the default suite: the verdicts signed in docs/spawners.md ("Agent sandboxes").
+"""Real agent sandboxes on the default, network, host-ipc and linux-catalog suites: the verdicts
+signed in docs/spawners.md ("Agent sandboxes").
 
 Codex CLI (spawners/codex-linux.toml) and sandbox-runtime (spawners/srt.toml), installed pinned by
 ci/setup.sh into spawners/tools. Every non-pass verdict is listed here with its classification; a
@@ -41,29 +42,75 @@ WITNESSED = {
 SIGNED = {
     "codex-linux": {
         "tools": [CODEX],
-        # Real: SIGKILL of codex leaves its codex-linux-sandbox helper, and bubblewrap's
-        # --die-with-parent watches the helper (docs/spawners.md has the by-hand reproduction).
-        "escapes": {"lifetime.timeout-tree-kill@workspace-write", "lifetime.timeout-tree-kill@network-full"},
-        "overblocks": set(),
-        "errors": set(),
-        # Declared in the profile: reads of denied paths (5 fs-read + 5 fs-api-read per policy),
-        # and AF_UNIX under network off.
-        "declared": {"codex-linux cannot express deny_read": 20, "codex-linux refuses af_unix": 3},
+        "version": "codex-cli 0.171.0",
+        "suites": {
+            "default": {
+                # Real: SIGKILL of codex leaves its codex-linux-sandbox helper, and bubblewrap's
+                # --die-with-parent watches the helper (docs/spawners.md has the by-hand reproduction).
+                "escapes": {"lifetime.timeout-tree-kill@workspace-write", "lifetime.timeout-tree-kill@network-full"},
+                # Declared in the profile: reads of denied paths (5 fs-read + 5 fs-api-read per
+                # policy), and AF_UNIX under network off.
+                "declared": {"codex-linux cannot express deny_read": 20, "codex-linux refuses af_unix": 3},
+                "min_passes": 80,
+            },
+            "network": {
+                "escapes": set(),
+                "declared": {"codex-linux refuses af_unix": 4, "codex-linux cannot express network = loopback": 15},
+                "min_passes": 20,
+            },
+            "host-ipc": {
+                # Real, shared with the shipped bwrap profile: a leaked directory fd is passed in,
+                # and with network on a host unix socket is reachable (docs/spawners.md, by hand).
+                "escapes": {"ipc.fd-leak@workspace-write[fs:sibling]", "ipc.fd-leak@network-full[fs:sibling]",
+                            "ipc.unix-outside@network-full[net:unix-outside]"},
+                "declared": {"codex-linux refuses af_unix": 3},
+                "min_passes": 8,
+            },
+            "linux-catalog": {
+                "escapes": set(),
+                "declared": {"codex-linux refuses ptrace": 2, "codex-linux refuses af_unix": 2,
+                             "codex-linux refuses io_uring": 7},
+                "min_passes": 70,
+            },
+        },
     },
     "srt": {
         "tools": [SRT, "bwrap", "socat", "rg"],
-        # Real: srt's bubblewrap watches a /bin/sh -c that survives the caller's SIGKILL, so the
-        # signal-ignoring tree lives on (docs/spawners.md has the by-hand reproduction). It used to
-        # read as "error" when srt's 2-4 s start-up outlasted the attempt's 1.5 s timeout; the
-        # timeout-kill oracle now raises the timeout until the probe started (test_timeout_scaling.py).
-        "escapes": {"lifetime.timeout-tree-kill@workspace-write"},
-        "overblocks": set(),
-        "errors": set(),
-        "declared": {"srt cannot express network = full": 87, "srt cannot pin variables": 5,
-                     "srt refuses af_unix": 3},
+        "version": "0.0.83",
+        "suites": {
+            "default": {
+                # Real: srt's bubblewrap watches a /bin/sh -c that survives the caller's SIGKILL, so
+                # the signal-ignoring tree lives on (docs/spawners.md has the by-hand reproduction).
+                # It used to read as "error" when srt's 2-4 s start-up outlasted the attempt's 1.5 s
+                # timeout; the timeout-kill oracle now raises the timeout until the probe started
+                # (test_timeout_scaling.py).
+                "escapes": {"lifetime.timeout-tree-kill@workspace-write"},
+                "declared": {"srt cannot express network = full": 87, "srt cannot pin variables": 5,
+                             "srt refuses af_unix": 3},
+                "min_passes": 40,
+            },
+            "network": {
+                "escapes": set(),
+                "declared": {"srt refuses af_unix": 4, "srt cannot express network = loopback": 15,
+                             "srt cannot express network = full": 15},
+                "min_passes": 8,
+            },
+            "host-ipc": {
+                "escapes": set(),
+                "declared": {"srt refuses af_unix": 3, "srt cannot express network = full": 8},
+                "min_passes": 4,
+            },
+            "linux-catalog": {
+                # Real: srt's bubblewrap shares the host's IPC namespace (docs/spawners.md, by hand).
+                "escapes": {"ipc.sysv-shm@workspace-write[ipc:sysv-shm]", "ipc.sysv-msg@workspace-write[ipc:sysv-msg]"},
+                "declared": {"srt refuses procfs": 4, "srt refuses af_unix": 2, "srt refuses io_uring": 2,
+                             "srt cannot express network = full": 56},
+                "min_passes": 30,
+            },
+        },
     },
 }
-
+RUNS = [(sandbox, suite) for sandbox in sorted(SIGNED) for suite in SIGNED[sandbox]["suites"]]
 
 
 def require(sandbox):
@@ -85,52 +132,54 @@ def tool_residue():
     return {p for p in Path("/tmp").iterdir() if p.name.startswith(RESIDUE)}
 
 
-@pytest.fixture(scope="module", params=sorted(SIGNED))
+@pytest.fixture(scope="module", params=RUNS, ids=[f"{a}-{b}" for a, b in RUNS])
 def sandbox_run(request, run_breakout):
-    require(request.param)
+    sandbox, suite = request.param
+    require(sandbox)
     before = tool_residue()
-    run = run_breakout("--spawner", request.param, "--suite", "default", timeout=900)
+    run = run_breakout("--spawner", sandbox, "--suite", suite, timeout=900)
     for path in tool_residue() - before:  # only what appeared during this run
         shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
-    return request.param, run
+    return sandbox, suite, run
 
 
-def ids(run, verdict, sandbox):
+def ids(run, verdict):
     return {a["id"] for a in run.by_verdict(verdict)}
 
 
 def test_ran_the_real_tool(sandbox_run):
-    sandbox, run = sandbox_run
+    sandbox, suite, run = sandbox_run
     assert run.results is not None, run.stderr[-2000:]
     version = run.results["run"]["spawner"]["version"]
-    assert ("codex-cli 0.171.0" if sandbox == "codex-linux" else "0.0.83") in version, version
+    assert SIGNED[sandbox]["version"] in version, version
     passes = [a for a in run.attempts if a["verdict"] == "pass"]
-    assert len(passes) >= 40, run.explain(run.attempts)
+    assert len(passes) >= SIGNED[sandbox]["suites"][suite]["min_passes"], run.explain(run.attempts)
 
 
 def test_escapes_are_the_signed_ones(sandbox_run):
-    sandbox, run = sandbox_run
-    assert ids(run, "escape", sandbox) == SIGNED[sandbox]["escapes"], run.explain(run.by_verdict("escape"))
+    sandbox, suite, run = sandbox_run
+    assert ids(run, "escape") == SIGNED[sandbox]["suites"][suite]["escapes"], run.explain(run.by_verdict("escape"))
 
 
-def test_overblocks_and_errors_are_the_signed_ones(sandbox_run):
-    sandbox, run = sandbox_run
-    assert ids(run, "overblock", sandbox) == SIGNED[sandbox]["overblocks"], run.explain(run.by_verdict("overblock"))
-    assert ids(run, "error", sandbox) == SIGNED[sandbox]["errors"], run.explain(run.by_verdict("error"))
-    assert not run.by_verdict("broken"), run.explain(run.by_verdict("broken"))
+def test_no_overblock_error_or_broken(sandbox_run):
+    _, _, run = sandbox_run
+    bad = run.by_verdict("overblock") + run.by_verdict("error") + run.by_verdict("broken")
+    assert not bad, run.explain(bad)
 
 
 def test_declared_limitations_are_skips_with_the_profiles_reason(sandbox_run):
-    sandbox, run = sandbox_run
+    sandbox, suite, run = sandbox_run
     skips = run.by_verdict("skip")
     assert all(a["reason"].strip() for a in skips)
-    for reason, count in SIGNED[sandbox]["declared"].items():
+    for reason, count in SIGNED[sandbox]["suites"][suite]["declared"].items():
         got = [a for a in skips if a["reason"].startswith(reason)]
         assert len(got) == count, f"{reason}: {len(got)} skips, signed {count}"
 
 
 def test_refused_controls_hand_their_denials_to_the_witness(sandbox_run):
-    sandbox, run = sandbox_run
+    sandbox, suite, run = sandbox_run
+    if suite != "default":
+        pytest.skip("the default suite's connects are the signed witness cases")
     by_id = {a["id"]: a for a in run.attempts}
     for cid in UNIX_CONTROLS:
         assert by_id[cid]["verdict"] == "skip", run.explain([by_id[cid]])
@@ -149,16 +198,15 @@ def test_refused_controls_hand_their_denials_to_the_witness(sandbox_run):
 
 
 def test_denials_were_really_tried(sandbox_run):
-    _, run = sandbox_run
+    _, _, run = sandbox_run
     passes = [a for a in run.attempts if a["role"] == "deny" and a["verdict"] == "pass"]
-    assert len(passes) >= 15
+    assert len(passes) >= 2
     for a in passes:
         if a["class"] not in ("lifetime", "timeout-kill", "recon"):  # in-run controls
             assert a["controls"], f"{a['id']} passed without a control"
 
 
 def test_exit_status_follows_the_verdicts(sandbox_run):
-    _, run = sandbox_run
+    _, _, run = sandbox_run
     expected = 3 if run.by_verdict("escape") else 1 if run.by_verdict("error") or run.by_verdict("overblock") else 0
     assert run.returncode == expected, run.stdout[-3000:] + run.stderr[-2000:]
-
