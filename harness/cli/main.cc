@@ -168,6 +168,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   info.spawner = spawner->name();
   info.spawner_version = spawner->version();
   info.spawner_description = spawner->description();
+  info.spawner_notes = spawner->notes();
   info.spawner_arg = o.driver.empty() ? path_for_reproduce(o.spawner) : "--driver " + o.driver;
   info.suite_arg = path_for_reproduce(suite_arg);
   info.real_host = o.real_host;

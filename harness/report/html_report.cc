@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "harness/core/text.h"
+#include "harness/report/causes.h"
 #include "harness/report/escape.h"
 
 namespace breakout {
@@ -329,6 +330,46 @@ std::string code_span(const std::string& s) {
   return "`" + s + "`";
 }
 
+// One example of what the harness launched: the first execution that ran (the argv differs per
+// execution only in its paths and nonce).
+std::string example_argv(const Results& r) {
+  for (const auto& a : r.records)
+    if (!a.spawner_argv.empty()) {
+      std::string line;
+      for (const auto& arg : a.spawner_argv) line += (line.empty() ? "" : " ") + shell_quote(arg);
+      return line;
+    }
+  return "";
+}
+
+void sandbox_section(std::ostringstream& h, const Results& r) {
+  const RunInfo& i = r.info;
+  h << "<h2 id=\"sandbox\">The sandbox under test</h2>\n<p>" << html_escape(i.spawner_description) << "</p>\n";
+  if (!i.spawner_notes.empty())
+    h << "<p><b>What the profile says it cannot do, or does by design</b> (its notes)</p>" << pre(i.spawner_notes);
+  if (const std::string argv = example_argv(r); !argv.empty())
+    h << "<p><b>What the harness launched</b> (one execution; paths and nonce differ per execution)</p>" << pre(argv);
+}
+
+// One row per cause: the count, what they share, and the ids (links to the findings below).
+void causes_table(std::ostringstream& h, const std::vector<const AttemptRecord*>& findings) {
+  const auto causes = group_by_cause(findings);
+  h << "<h2 id=\"causes\">Findings by cause (" << causes.size() << " causes, " << findings.size()
+    << " findings)</h2>\n";
+  if (causes.empty()) {
+    h << "<p>No findings.</p>\n";
+    return;
+  }
+  h << "<table><tr><th>n</th><th>verdict</th><th>class</th><th>policy</th><th>what they share</th><th>executions</th></tr>\n";
+  for (const auto& c : causes) {
+    h << "<tr><td>" << c.ids.size() << "</td><td>" << badge(c.verdict) << "</td><td>" << html_escape(c.klass)
+      << "</td><td>" << html_escape(c.policy) << "</td><td>" << html_escape(c.signature) << "</td><td>";
+    for (const auto& id : c.ids) h << "<a href=\"#" << html_escape(id) << "\"><code>" << html_escape(id) << "</code></a> ";
+    h << "</td></tr>\n";
+  }
+  h << "</table>\n";
+}
+
 }  // namespace
 
 std::string reproduce_command(const RunInfo& info, const std::string& execution_id) {
@@ -373,6 +414,10 @@ std::string html_report(const ReportInput& in) {
     if (a.role == "allow") controls.push_back(&a);
     if (a.probe == "recon") recon.push_back(&a);
   }
+  sandbox_section(h, r);
+  std::vector<const AttemptRecord*> findings = escapes;
+  findings.insert(findings.end(), other.begin(), other.end());
+  causes_table(h, findings);
   h << "<h2 id=\"escapes\">Escapes (" << escapes.size() << ")</h2>\n";
   if (escapes.empty()) h << "<p>No escape.</p>\n";
   for (const auto* a : escapes) finding(h, i, *a, false);
@@ -413,20 +458,45 @@ std::string markdown_summary(const ReportInput& in) {
   for (const char* v : {"pass", "escape", "overblock", "broken", "error", "skip"}) m << " " << counts[v] << " |";
   m << "\n\nRun " << markdown_escape(r.info.run_id) << ", " << r.records.size() << " executions in "
     << fmt(r.info.wall_seconds) << " s.\n";
-  int shown = 0;
-  bool header = false;
-  for (const auto& a : r.records) {
-    if (a.verdict == Verdict::kPass || a.verdict == Verdict::kSkip) continue;
-    if (!header) m << "\n### Findings\n\n", header = true;
-    if (++shown > 50) {
-      m << "\n…and more; see the HTML report.\n";
-      break;
+  // Findings by cause: one line per cause with its count and ids (causes.h); baseline-accepted
+  // ones apart, as in the HTML report.
+  std::vector<const AttemptRecord*> fresh, accepted;
+  for (const auto& a : r.records)
+    if (a.verdict != Verdict::kPass && a.verdict != Verdict::kSkip) (in.accepted.count(a.id) ? accepted : fresh).push_back(&a);
+  for (const auto* list : {&fresh, &accepted}) {
+    if (list->empty()) continue;
+    const auto causes = group_by_cause(*list);
+    m << "\n### " << (list == &fresh ? "Findings" : "Accepted by the baseline") << " (" << list->size() << ", "
+      << causes.size() << (causes.size() == 1 ? " cause" : " causes") << ")\n\n";
+    int shown = 0;
+    for (const auto& c : causes) {
+      if (++shown > 50) {
+        m << "\n…and more; see the HTML report.\n";
+        break;
+      }
+      std::string ids;
+      for (std::size_t k = 0; k < c.ids.size() && k < 12; ++k) ids += (k ? ", " : "") + code_span(c.ids[k]);
+      if (c.ids.size() > 12) ids += ", …";
+      m << "- **" << c.verdict << "** ×" << c.ids.size() << " " << markdown_escape(c.klass) << " under "
+        << markdown_escape(c.policy) << ": " << markdown_escape(shorten(c.first->reason, 300)) << "  \n  "
+        << ids << "  \n  reproduce: " << code_span(reproduce_command(r.info, c.ids.front())) << "\n";
     }
-    m << "- **" << to_string(a.verdict) << "**" << (in.accepted.count(a.id) ? " (accepted by the baseline)" : "")
-      << " " << markdown_escape(a.id) << ": " << markdown_escape(shorten(a.reason, 300)) << "  \n  reproduce: "
-      << code_span(reproduce_command(r.info, a.id)) << "\n";
   }
-  if (!header) m << "\nNo findings.\n";
+  if (fresh.empty() && accepted.empty()) m << "\nNo findings.\n";
+  if (!r.info.spawner_notes.empty()) {
+    m << "\n### What the profile says " << markdown_escape(r.info.spawner) << " cannot do, or does by design\n\n";
+    std::size_t from = 0;
+    while (from < r.info.spawner_notes.size()) {
+      const std::size_t nl = r.info.spawner_notes.find('\n', from);
+      const std::string line = r.info.spawner_notes.substr(from, nl == std::string::npos ? std::string::npos : nl - from);
+      m << "> " << markdown_escape(line) << "  \n";
+      if (nl == std::string::npos) break;
+      from = nl + 1;
+    }
+  }
+  if (const std::string argv = example_argv(r); !argv.empty())
+    m << "\nLaunched (one execution): " << markdown_escape(shorten(argv, 1000)) << "\n";  // argv may hold markup
+
   if (const SetupSeen seen = collect_setup(r); !seen.empty()) {
     m << "\n### The sandbox's own setup (boot; never charged to a probe)\n\n";
     for (const auto& [move, changes] : seen.by_move)

@@ -64,7 +64,7 @@ nlohmann::json results_json(const RunInfo& info, const std::vector<AttemptRecord
             {"suite", info.suite},
             {"policies", info.policies},
             {"spawner", {{"name", info.spawner}, {"version", info.spawner_version}, {"description", info.spawner_description},
-                         {"arg", info.spawner_arg}}},
+                         {"notes", info.spawner_notes}, {"arg", info.spawner_arg}}},
             {"suite_arg", info.suite_arg},
             {"real_host", info.real_host},
             {"breakout_version", info.breakout_version},

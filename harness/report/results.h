@@ -16,6 +16,7 @@ namespace breakout {
 struct RunInfo {
   std::string run_id, suite, started_utc, finished_utc;
   std::string spawner, spawner_version, spawner_description;
+  std::string spawner_notes;              // the profile's notes: what is by design (Spawner::notes)
   std::string spawner_arg, suite_arg;     // --spawner / --suite as given (a profile or suite may be a path)
   bool real_host = false;                 // run --real-host (docs/real-host.md)
   std::vector<std::string> policies;

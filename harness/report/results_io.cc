@@ -64,6 +64,7 @@ Results results_from_json(const nlohmann::json& j) {
   i.spawner = get_or<std::string>(sp, "name", "");
   i.spawner_version = get_or<std::string>(sp, "version", "");
   i.spawner_description = get_or<std::string>(sp, "description", "");
+  i.spawner_notes = get_or<std::string>(sp, "notes", "");
   i.spawner_arg = get_or<std::string>(sp, "arg", "");
   i.suite_arg = get_or<std::string>(run, "suite_arg", "");
   i.real_host = get_or<bool>(run, "real_host", false);

@@ -100,6 +100,9 @@ class Spawner {
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
   virtual std::string version() const = 0;                       // "" when unknown
+  // What the sandbox cannot do or does by design, as its profile says (template `notes`):
+  // shown in the report beside the findings it explains. "" when there are none.
+  virtual std::string notes() const { return ""; }
   virtual std::optional<std::string> unavailable_reason() const = 0;  // e.g. tool not installed
   virtual std::optional<std::string> cannot_express(const Policy& policy) const = 0;
   // The same for one execution: a rule a spawner cannot express may affect only some

@@ -156,6 +156,7 @@ class TemplateSpawner final : public Spawner {
   explicit TemplateSpawner(Profile p) : profile_(std::move(p)) {}
   std::string name() const override { return profile_.name; }
   std::string description() const override { return profile_.description; }
+  std::string notes() const override { return profile_.notes; }
   std::string version() const override {
     if (profile_.version_argv.empty() || unavailable_reason()) return "";
     LaunchSpec spec;
