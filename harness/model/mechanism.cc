@@ -1,24 +1,33 @@
 // Which targets need which refusable mechanism: the one place that knows it.
 #include "harness/model/mechanism.h"
 
+#include <utility>
+
 namespace breakout {
 
+namespace {
+// Every mechanism and its name in profiles and scenario files, in enum order.
+constexpr std::pair<Mechanism, const char*> kNames[] = {
+    {Mechanism::kAfUnix, "af_unix"}, {Mechanism::kIoUring, "io_uring"},
+    {Mechanism::kPtrace, "ptrace"}, {Mechanism::kProcfs, "procfs"}};
+}  // namespace
+
 const char* to_string(Mechanism m) {
-  switch (m) {
-    case Mechanism::kAfUnix: return "af_unix";
-    case Mechanism::kIoUring: return "io_uring";
-    case Mechanism::kPtrace: return "ptrace";
-    case Mechanism::kProcfs: return "procfs";
-  }
+  for (const auto& [mech, name] : kNames)
+    if (mech == m) return name;
   return "?";
 }
 
 std::optional<Mechanism> mechanism_from(const std::string& s) {
-  if (s == "af_unix") return Mechanism::kAfUnix;
-  if (s == "io_uring") return Mechanism::kIoUring;
-  if (s == "ptrace") return Mechanism::kPtrace;
-  if (s == "procfs") return Mechanism::kProcfs;
+  for (const auto& [mech, name] : kNames)
+    if (s == name) return mech;
   return std::nullopt;
+}
+
+std::string mechanism_names() {
+  std::string out;
+  for (const auto& [mech, name] : kNames) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
 }
 
 std::optional<Mechanism> mechanism_of(const Target& target) {

@@ -32,6 +32,7 @@ enum class Mechanism {
 
 const char* to_string(Mechanism m);                        // "af_unix", as profiles write it
 std::optional<Mechanism> mechanism_from(const std::string& s);
+std::string mechanism_names();                             // "af_unix, io_uring, ...", for schema errors
 
 // The mechanism reaching `target` needs, if it is one a sandbox may refuse (nullopt: none).
 std::optional<Mechanism> mechanism_of(const Target& target);

@@ -81,7 +81,7 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
     schema::fail("unexpected-controls", here, "class " + klass + " takes no targets, so it has no controls to borrow");
   for (const auto& name : schema::string_array(t, "needs", here, false)) {
     const auto m = mechanism_from(name);
-    if (!m) schema::fail("bad-mechanism", here, "needs: unknown mechanism '" + name + "' (af_unix, io_uring, ptrace, procfs)");
+    if (!m) schema::fail("bad-mechanism", here, "needs: unknown mechanism '" + name + "' (" + mechanism_names() + ")");
     a.needs.push_back(*m);
   }
   a.env = schema::string_array(t, "env", here, false);

@@ -149,7 +149,7 @@ std::map<std::string, ProfileRefusal> parse_refusals(const toml::table& t, const
   for (const auto& [key, value] : t) {
     const std::string name(key.str());
     const std::string here = where + "." + name;
-    if (!mechanism_from(name)) schema::fail("bad-mechanism", here, "unknown mechanism (known: af_unix, io_uring, ptrace, procfs)");
+    if (!mechanism_from(name)) schema::fail("bad-mechanism", here, "unknown mechanism (known: " + mechanism_names() + ")");
     if (!value.is_table()) schema::fail("bad-type", here, "must be a table { when = [...], why = \"...\" }");
     const toml::table& r = *value.as_table();
     schema::only_fields(r, {"when", "why"}, here);
