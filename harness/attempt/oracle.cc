@@ -68,6 +68,9 @@ void Oracle::end(Scene& s, SpawnSession* session) {
     }
   }
   if (nlohmann::json e = session->evidence(); !e.empty()) s.rec.evidence["spawner"] = std::move(e);
+  // Let go of the driver as a caller would (stdin closed, it exits): what it leaves running after
+  // that is its residue (spawner_residue.h), not the session it was still serving.
+  session->close();
 }
 
 }  // namespace breakout

@@ -8,6 +8,7 @@
 #include "harness/attempt/witness.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
+#include "harness/oracle/spawner_residue.h"
 
 namespace breakout {
 
@@ -48,6 +49,7 @@ std::optional<Skip> run_steps(const Execution& ex, const RunContext& ctx, Attemp
   check(!(ctx.cancel && ctx.cancel->load()), "interrupted before start");
   if (auto skip = scene_unavailable(ex, ctx)) return skip;                  // 1. --real-host where needed,
   Scene scene(ex, ctx, rec);                                                //    tree, caller env,
+  ResidueEnrollment residue(ctx.residue, scene.box, ex.id);                 //    the spawner's own leftovers
   if (auto skip = scene.aim()) return skip;                                 //    io at the target
   const auto oracle = make_oracle_for(ex.attempt->klass);                   //    the class's oracle (oracle_table.cc)
   if (auto skip = oracle->prepare(scene)) return skip;                      // 2. what the class needs besides
@@ -59,6 +61,7 @@ std::optional<Skip> run_steps(const Execution& ex, const RunContext& ctx, Attemp
   const Observation seen = oracle->observe(scene, run);                     // 8. outside evidence
   judge_into(scene, *oracle, seen);                                         // 9. verdict, and escapes besides
   oracle->end(scene, session.get());                                        // 10. shut down
+  residue.spawn_over();                                                     //     what it left running
   rec.evidence["killed_after_judging"] = scene.box.kill_all();              // 11. clean up (RAII removes the rest)
   oracle->clean_up(scene);
   return std::nullopt;

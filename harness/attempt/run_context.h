@@ -12,6 +12,7 @@ class Spawner;
 class NonceListeners;
 class RemoteNonceListener;
 class TreePool;
+class ResidueWatch;
 
 struct RunContext {
   std::filesystem::path probes_dir;   // holds breakout-probe-* binaries
@@ -25,6 +26,8 @@ struct RunContext {
   const RemoteNonceListener* remote = nullptr;
   // The live fuzzer only: attempt trees are recycled through it instead of deleted (tree.h).
   TreePool* tree_pool = nullptr;
+  // What the spawner itself leaves on the host, watched for the whole run (spawner_residue.h); null: not watched.
+  ResidueWatch* residue = nullptr;
   // How long after the spawner returned the oracles keep watching:
   // heartbeats (Codex's restricted_job_tests wait 300 ms at a 25 ms tick) and
   // listeners (the probe has already sent; this covers scheduling delay).

@@ -16,6 +16,7 @@
 #include "harness/model/scenario.h"
 #include "harness/oracle/net_listeners.h"
 #include "harness/oracle/remote_listener.h"
+#include "harness/oracle/spawner_residue.h"
 #include "harness/platform/netns.h"
 #include "harness/platform/os.h"
 #include "harness/report/results.h"
@@ -189,6 +190,9 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   if (!o.no_external) external = ExternalHost::create(run_nonce, &external_why);
   NonceListeners listeners(external.get(), external ? "" : external_why);
   WorkRoot work(run_nonce);
+  // Before the first spawn, and destroyed after the last box: removes what it lists on every exit path.
+  std::string residue_why;
+  const auto residue = ResidueWatch::start(paths.probes, &residue_why);
 
   RunContext ctx;
   ctx.probes_dir = paths.probes;
@@ -196,6 +200,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   ctx.spawner = spawner.get();
   ctx.listeners = &listeners;
   ctx.cancel = &g_interrupted;
+  ctx.residue = residue.get();
   if (real_home) ctx.real_home = real_home->home();
   if (remote) ctx.remote = &*remote;
 
@@ -217,6 +222,8 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
     std::cerr << "breakout: interrupted; cleaned up, no results written\n";
     return 130;
   }
+  if (residue) info.residue = residue->finish();
+  else info.residue.unavailable = residue_why;
   info.finished_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
   info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   write_results(out_dir, info, records);

@@ -349,6 +349,12 @@ void sandbox_section(std::ostringstream& h, const Results& r) {
     h << "<p><b>What the profile says it cannot do, or does by design</b> (its notes)</p>" << pre(i.spawner_notes);
   if (const std::string argv = example_argv(r); !argv.empty())
     h << "<p><b>What the harness launched</b> (one execution; paths and nonce differ per execution)</p>" << pre(argv);
+  if (const auto lines = residue_lines(i.residue); !lines.empty()) {
+    h << "<p><b>What the spawner itself left behind</b> (its own files in /tmp, /dev/shm, /run and processes "
+         "still running after the spawn; a hygiene finding, not a verdict)</p>\n<ul>\n";
+    for (const auto& line : lines) h << "<li>" << html_escape(line) << "</li>\n";
+    h << "</ul>\n";
+  }
 }
 
 // One row per cause: the count, what they share, and the ids (links to the findings below).
@@ -504,6 +510,10 @@ std::string markdown_summary(const ReportInput& in) {
         m << "- " << markdown_escape(move) << ": " << code_span(text) << " (" << n << " executions)\n";
     for (const auto& [text, n] : seen.persistent)
       m << "- persistent (declared): " << code_span(text) << " (" << n << " executions)\n";
+  }
+  if (const auto lines = residue_lines(r.info.residue); !lines.empty()) {
+    m << "\n### What " << markdown_escape(r.info.spawner) << " itself left behind (hygiene, not a verdict)\n\n";
+    for (const auto& line : lines) m << "- " << markdown_escape(line) << "\n";
   }
   if (in.bench) {
     m << "\n### Spawn latency (bench run " << markdown_escape(in.bench->run_id)

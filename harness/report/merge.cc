@@ -17,6 +17,7 @@ Results merge_results(const std::vector<Results>& shards, const std::string& mer
   out.info.shard.clear();
   out.info.merged_from.clear();
   out.info.wall_seconds = 0;
+  out.info.residue = {};
   std::set<std::string> ids, shard_specs;
   for (const auto& s : shards) {
     const RunInfo& i = s.info;
@@ -37,6 +38,7 @@ Results merge_results(const std::vector<Results>& shards, const std::string& mer
       out.records.push_back(r);
     }
     out.info.merged_from.push_back(i.run_id);
+    merge_residue(out.info.residue, i.residue);
     // Shards run side by side on different runners: the merged run took as long as the slowest.
     out.info.wall_seconds = std::max(out.info.wall_seconds, i.wall_seconds);
     out.info.jobs = std::max(out.info.jobs, i.jobs);

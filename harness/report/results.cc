@@ -77,7 +77,8 @@ nlohmann::json results_json(const RunInfo& info, const std::vector<AttemptRecord
             {"started", info.started_utc},
             {"finished", info.finished_utc},
             {"wall_seconds", info.wall_seconds},
-            {"jobs", info.jobs}}},
+            {"jobs", info.jobs},
+            {"spawner_residue", residue_json(info.residue)}}},
           {"summary", count_verdicts(records)},
           {"exit_status", run_exit_status(records)},
           {"attempts", attempts}};
@@ -114,6 +115,17 @@ std::string junit_xml(const RunInfo& info, const std::vector<AttemptRecord>& rec
   return x.str();
 }
 
+namespace {
+
+void print_residue(std::ostream& out, const ResidueFindings& f) {
+  const auto lines = residue_lines(f);
+  if (lines.empty()) return;
+  out << "\nLeft behind by the spawner itself (hygiene, not a verdict):\n";
+  for (std::size_t i = 0; i < lines.size() && i < 12; ++i) out << "  " << shorten(lines[i], 300) << "\n";
+}
+
+}  // namespace
+
 void print_summary(std::ostream& out, const RunInfo& info, const std::vector<AttemptRecord>& records,
                    const fs::path& out_dir) {
   out << "\nbreakout " << info.suite << " suite against " << info.spawner
@@ -147,6 +159,7 @@ void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Att
   if (!skip_reasons.empty()) out << "\nSkipped (never counted as pass):\n";
   for (const auto& [why, n] : skip_reasons) out << "  " << n << " x " << shorten(printable_excerpt(why, 2048), 300) << "\n";
   const auto counts = count_verdicts(records);
+  print_residue(out, info.residue);
   out << "\nTotal:";
   for (auto c : cols) out << " " << counts.at(c) << " " << c << (c == cols[5] ? "" : ",");
   out << "\nResults: " << (out_dir / "results.json").string() << "\n         " << (out_dir / "junit.xml").string()

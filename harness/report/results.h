@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/attempt/record.h"
+#include "harness/oracle/spawner_residue.h"
 
 namespace breakout {
 
@@ -26,6 +27,7 @@ struct RunInfo {
   std::vector<std::string> merged_from;   // run ids a `breakout merge` combined
   double wall_seconds = 0;
   int jobs = 1;
+  ResidueFindings residue;                // what the spawner itself left on the host (not a verdict)
 };
 
 std::map<std::string, int> count_verdicts(const std::vector<AttemptRecord>& records);

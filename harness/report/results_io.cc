@@ -79,6 +79,7 @@ Results results_from_json(const nlohmann::json& j) {
   i.finished_utc = get_or<std::string>(run, "finished", "");
   i.wall_seconds = get_or<double>(run, "wall_seconds", 0);
   i.jobs = get_or<int>(run, "jobs", 1);
+  if (run.contains("spawner_residue")) i.residue = residue_from_json(run.at("spawner_residue"));
   for (const auto& a : j.at("attempts")) res.records.push_back(record_from_json(a));
   return res;
 }

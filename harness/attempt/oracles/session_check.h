@@ -23,8 +23,10 @@ class SessionCheck : public Oracle {
   std::optional<Skip> prepare(Scene& s) override;
   // A plain boot: the session's own setup is what some checks judge, so none is taken out.
   std::unique_ptr<SpawnSession> open(Scene& s) override;
-  // The check shuts the session down itself, as part of what it judges.
-  void end(Scene&, SpawnSession*) override {}
+  // The check shuts the session down itself, as part of what it judges; this only lets go of it.
+  void end(Scene&, SpawnSession* session) override {
+    if (session) session->close();
+  }
   // The check's own judgement covers the host (snapshots outside the workspace).
   bool collateral() const override { return false; }
 };

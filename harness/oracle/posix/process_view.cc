@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness/core/text.h"
+#include "harness/platform/posix/proc_file.h"
 #include "harness/platform/posix/unique_fd.h"
 
 namespace breakout {
@@ -19,23 +20,6 @@ namespace breakout {
 namespace {
 
 using nlohmann::json;
-
-// At most `limit` bytes of a /proc file; nullopt when it cannot be opened or read.
-std::optional<std::string> read_bounded(const std::string& path, std::size_t limit) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return std::nullopt;
-  std::string data;
-  char buf[4096];
-  while (data.size() < limit) {
-    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) break;
-    data.append(buf, static_cast<std::size_t>(n));
-  }
-  if (data.size() > limit) data.resize(limit);
-  return data;
-}
 
 // The "Key:\tvalue" lines of /proc/<pid>/status(5) the recon probe reports too, same format.
 json status_fields(const std::string& text) {

@@ -1,0 +1,61 @@
+"""What the spawner itself leaves behind: reported beside the verdicts, charged to the spawner, removed.
+
+sandbox-runtime leaves /tmp/claude-http-*.sock and a socat per spawn, Codex its /tmp/codex-*
+state (issue 18, Deliver 4). The harness watches /tmp, /dev/shm and /run with fanotify, charges
+each new entry to the attempt whose box held its creator, lists the spawner's processes still
+running once the spawn is over, and removes both. It is a hygiene finding, never a verdict.
+"""
+import glob
+import subprocess
+
+from conftest import FIXTURES, require_root_tool
+
+ONLY = "fs.read.secrets*"  # one cheap family; its verdicts are not what this file tests
+PREFIX = "/tmp/breakout-residue-fixture-"
+
+
+def residue_of(run):
+    assert run.results is not None, run.stderr[-2000:]
+    return run.results["run"]["spawner_residue"]
+
+
+def sleepers():
+    out = subprocess.run(["pgrep", "-f", "^sleep 60$"], capture_output=True, text=True)
+    return out.stdout.split()
+
+
+def test_residue_is_listed_charged_and_removed(run_breakout):
+    require_root_tool("sh")  # attribution is by the attempt's cgroup
+    before = set(glob.glob(PREFIX + "*"))
+    run = run_breakout("--spawner", str(FIXTURES / "leaves-residue.toml"), "--suite", "default", "--only", ONLY)
+    residue = residue_of(run)
+    assert "unavailable" not in residue, residue
+    assert "/tmp" in residue["watched"], residue
+    ids = {a["id"] for a in run.attempts if a["verdict"] != "skip"}
+    assert ids, run.explain(run.attempts)
+
+    files = [f for f in residue["files"] if f["path"].startswith(PREFIX)]
+    assert len(files) == len(ids), residue  # one per spawn (controls spawn too), each charged to it
+    for f in files:
+        # The helper may have exec'd sleep by the time its event is read.
+        assert f["kind"] == "file" and f["creator"] in ("sh", "sleep") and f["removed"], f
+    assert {f["execution"] for f in files} == ids, residue
+    assert residue["unidentified"] == 0, residue
+    assert set(glob.glob(PREFIX + "*")) <= before, "the harness left the spawner's files"
+
+    helpers = [p for p in residue["processes"] if p["comm"] == "sleep"]
+    assert len(helpers) == len(ids), residue
+    assert all(p["killed"] and not p["outside_box"] for p in helpers), residue
+    assert not sleepers(), "a helper outlived the run"
+
+    # Hygiene, not a verdict: the same attempts judge as under an unconfined sandbox.
+    assert "left behind by the spawner itself" in run.stdout.lower(), run.stdout[-2000:]
+    assert "breakout-residue-fixture-" in run.stdout
+
+
+def test_none_and_bwrap_leave_nothing(run_breakout):
+    require_root_tool("bwrap")
+    for spawner in ("none", "bwrap"):
+        residue = residue_of(run_breakout("--spawner", spawner, "--suite", "default", "--only", ONLY))
+        assert "unavailable" not in residue and residue["watched"], residue
+        assert residue["files"] == [] and residue["processes"] == [], (spawner, residue)
