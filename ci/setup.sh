@@ -45,6 +45,13 @@ fi
 if ! npm ls --prefix spawners/tools --depth=0 >/dev/null 2>&1; then
   npm ci --prefix spawners/tools --no-audit --no-fund --loglevel=error >/dev/null
 fi
+# Two earlier published releases of srt (19 MB each) for `--spawner srt@VERSION` and ci/releases.sh;
+# Codex's (about 100 MB each) are installed by ci/releases.sh --codex only.
+for release in spawners/releases/srt-*/; do
+  if ! npm ls --prefix "$release" --depth=0 >/dev/null 2>&1; then
+    npm ci --prefix "$release" --no-audit --no-fund --loglevel=error >/dev/null
+  fi
+done
 
 [[ "${1:-}" == "--no-build" ]] && exit 0
 cmake --preset default >/dev/null

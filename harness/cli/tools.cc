@@ -202,6 +202,23 @@ int cmd_history(const ToolCommands& t) {
       std::cout << "  " << std::left << std::setw(22) << p.started << std::setw(30) << p.run_id << std::right
                 << std::setw(5) << p.escapes << " / " << p.executions << "  " << std::string(std::min(p.escapes, 60), '#')
                 << "\n";
+    std::cout << "\nVerdicts per run of " << t.history_trend
+              << " by suite, with what changed since the suite's previous run (oldest first):\n";
+    std::string suite;
+    for (const auto& step : h.release_trend(t.history_trend, t.history_last)) {
+      const auto& r = step.run;
+      if (r.suite != suite) std::cout << "  suite " << (suite = r.suite) << "\n";
+      std::cout << "    " << std::left << std::setw(16) << (r.spawner_version.empty() ? "-" : r.spawner_version)
+                << std::setw(30) << r.run_id << std::right;
+      for (const char* v : {"pass", "escape", "overblock", "broken", "error", "skip"})
+        std::cout << " " << v << " " << r.summary.at(v);
+      if (step.first) std::cout << "\n";
+      else if (step.changed_total == 0) std::cout << "; no verdict changed\n";
+      else std::cout << "; " << step.changed_total << " changed:\n";
+      for (const auto& c : step.changed) std::cout << "        " << c << "\n";
+      if (step.changed_total > step.changed.size())
+        std::cout << "        and " << step.changed_total - step.changed.size() << " more (breakout diff)\n";
+    }
     const auto latency = BenchHistory(path).latency_trend(t.history_trend, t.history_last);
     std::cout << "\nSpawn latency of " << t.history_trend << " per bench run (p50 of spawn/" << t.history_trend
               << ", oldest first):\n";

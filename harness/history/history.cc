@@ -122,6 +122,55 @@ std::vector<TrendPoint> History::escape_trend(const std::string& spawner, int n)
   return out;
 }
 
+std::vector<std::string> changed_verdicts(const std::map<std::string, std::string>& before,
+                                          const std::map<std::string, std::string>& after, std::size_t* total) {
+  std::vector<std::string> out;
+  *total = 0;
+  const auto note = [&](const std::string& id, const std::string& a, const std::string& b) {
+    if (a == b) return;
+    ++*total;
+    if (out.size() < kMaxChangedShown) out.push_back(id + ": " + a + " -> " + b);
+  };
+  for (const auto& [id, v] : after) {
+    const auto it = before.find(id);
+    note(id, it == before.end() ? "absent" : it->second, v);
+  }
+  for (const auto& [id, v] : before)
+    if (!after.count(id)) note(id, v, "absent");
+  return out;
+}
+
+std::vector<ReleaseStep> History::release_trend(const std::string& spawner, int n) {
+  std::vector<std::string> ids;  // shards are parts of a run: their merge is the run
+  std::map<std::string, HistoryRun> runs;
+  for (const auto& r : last_runs(1 << 20)) {
+    if (r.spawner != spawner || !r.shard.empty() || static_cast<int>(ids.size()) >= n) continue;
+    ids.push_back(r.run_id);
+    runs[r.run_id] = r;
+  }
+  std::reverse(ids.begin(), ids.end());  // oldest first
+  std::map<std::string, std::map<std::string, std::string>> last_of_suite;  // suite -> id -> verdict
+  std::map<std::string, std::vector<ReleaseStep>> by_suite;
+  std::vector<std::string> suites;
+  for (const auto& id : ids) {
+    const Results res = load(id);
+    std::map<std::string, std::string> verdicts;
+    for (const auto& a : res.records) verdicts[a.id] = to_string(a.verdict);
+    ReleaseStep step;
+    step.run = runs[id];
+    const auto prev = last_of_suite.find(step.run.suite);
+    step.first = prev == last_of_suite.end();
+    if (!step.first) step.changed = changed_verdicts(prev->second, verdicts, &step.changed_total);
+    if (!by_suite.count(step.run.suite)) suites.push_back(step.run.suite);
+    last_of_suite[step.run.suite] = std::move(verdicts);
+    by_suite[step.run.suite].push_back(std::move(step));
+  }
+  std::vector<ReleaseStep> out;
+  for (const auto& s : suites)
+    for (auto& step : by_suite[s]) out.push_back(std::move(step));
+  return out;
+}
+
 Results History::load(const std::string& run_id) {
   sql::Stmt q(db_,
               "SELECT id, suite, spawner, spawner_version, breakout_version, git_commit, platform, kernel, host, "

@@ -31,6 +31,20 @@ struct TrendPoint {
   double spawn_ms_median = 0;
 };
 
+// One run of a spawner on a suite, beside the previous run of the same spawner and suite: what a
+// release changed (`history --trend`, docs/spawners.md "Release over release").
+struct ReleaseStep {
+  HistoryRun run;
+  bool first = false;                                    // no earlier run of this spawner and suite
+  std::vector<std::string> changed;                      // "id: pass -> escape", at most kMaxChangedShown
+  std::size_t changed_total = 0;
+};
+inline constexpr std::size_t kMaxChangedShown = 20;
+
+// The executions whose verdict differs between two runs (absent on one side reads "absent").
+std::vector<std::string> changed_verdicts(const std::map<std::string, std::string>& before,
+                                          const std::map<std::string, std::string>& after, std::size_t* total);
+
 class History {
  public:
   explicit History(const std::filesystem::path& path);  // creates the file, its directory and the schema
@@ -39,6 +53,9 @@ class History {
   std::vector<HistoryRun> last_runs(int n);
   // Escapes per run of `spawner` (all spawners if empty), oldest first, at most the last `n` runs.
   std::vector<TrendPoint> escape_trend(const std::string& spawner, int n);
+  // The last `n` runs of `spawner`, oldest first, grouped by suite, each with what changed since the
+  // previous run of that suite.
+  std::vector<ReleaseStep> release_trend(const std::string& spawner, int n);
   // Results as far as the history keeps them (ids, classes, policies, verdicts, reasons, timings).
   Results load(const std::string& run_id);
 

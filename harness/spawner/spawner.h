@@ -139,7 +139,8 @@ class Spawner {
   }
 };
 
-// `name_or_profile`: "none", a profile name from `spawners_dir`, or a path to a .toml profile.
+// `name_or_profile`: "none", a profile name from `spawners_dir`, or a path to a .toml profile;
+// NAME@VERSION runs a template profile on a published release of its tool ({tools}, registry.cc).
 std::unique_ptr<Spawner> make_spawner(const std::string& name_or_profile,
                                       const std::filesystem::path& spawners_dir);
 std::unique_ptr<Spawner> make_none_spawner();

@@ -21,8 +21,8 @@ namespace {
 constexpr const char* kListTokens[] = {"{argv...}", "{network...}", "{writable...}", "{deny_read...}",
                                        "{deny_write...}", "{env_set...}", "{env_unset...}"};
 // Expanded in every list. "{config}" only where the profile has a [config_file].
-constexpr const char* kScalars[] = {"{cwd}", "{workspace}", "{home}", "{tree}", "{profile_dir}", "{spawner_dir}",
-                                    "{config}"};
+constexpr const char* kScalars[] = {"{cwd}", "{workspace}", "{home}", "{tree}", "{profile_dir}", "{tools}",
+                                    "{spawner_dir}", "{config}"};
 // What "{x:json}" / "{x:toml}" may name besides the scalars: lists (arrays) and tables.
 constexpr const char* kTypedLists[] = {"writable",  "deny_read", "deny_write", "env_names",       "env_unset",
                                        "env_set",   "env_pinned", "env_pinned_names", "proxy_allow", "proxy_deny"};
@@ -175,7 +175,8 @@ Profile parse_profile_text(const std::string& text, const std::string& origin, c
   return parse_profile(schema::parse(text, origin), origin, profile_dir);
 }
 
-Profile parse_profile(const toml::table& root, const std::string& origin, const fs::path& profile_dir) {
+Profile parse_profile(const toml::table& root, const std::string& origin, const fs::path& profile_dir,
+                      const fs::path& tools_dir) {
   schema::only_fields(root, {"kind", "name", "description", "notes", "requires", "version", "command", "writable_root",
                              "deny_read_dir", "deny_read_file", "deny_write", "protects", "env_set", "env_unset",
                              "network", "config_file", "cannot_express", "refuses"},
@@ -184,6 +185,7 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
     schema::fail("bad-kind", origin, "kind must be \"template\" or \"driver\" (drivers: docs/drivers.md)");
   Profile p;
   p.profile_dir = profile_dir;
+  p.tools_dir = tools_dir.empty() ? profile_dir / "tools" : tools_dir;
   p.name = schema::required_string(root, "name", origin);
   p.description = schema::required_string(root, "description", origin);
   p.notes = schema::optional_string(root, "notes", origin).value_or("");
@@ -217,7 +219,10 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
     p.refuses = parse_refusals(*r->as_table(), origin + ": refuses");
   }
   // `requires` and `version` run before any attempt: only the profile's own directory.
-  const std::map<std::string, std::string> dir_var = {{"{profile_dir}", profile_dir.string()}};
+  const std::map<std::string, std::string> dir_var = {{"{profile_dir}", profile_dir.string()},
+                                                      {"{tools}", p.tools_dir.string()}};
+  for (auto* list : {&p.requires_tools, &p.version_argv, &p.command})
+    for (const auto& t : *list) p.uses_tools = p.uses_tools || t.find("{tools}") != std::string::npos;
   for (auto* list : {&p.requires_tools, &p.version_argv})
     for (auto& t : *list) t = substitute_placeholders(t, dir_var);
   PlaceholderRules command_rules;

@@ -51,6 +51,10 @@ struct ProfileRefusal {
 struct Profile {
   std::string name, description, notes;
   std::filesystem::path profile_dir;         // the profile file's directory ({profile_dir})
+  // {tools}: where the tool is installed: {profile_dir}/tools (the pin), or with `--spawner
+  // NAME@VERSION` {profile_dir}/releases/NAME-VERSION (registry.cc).
+  std::filesystem::path tools_dir;
+  bool uses_tools = false;                   // {tools} appears in command, requires or version
   std::vector<std::string> requires_tools;   // on the spawner's PATH (docs/spawners.md), or absolute
   std::vector<std::string> version_argv;     // prints the version on its first line
   std::vector<std::string> command;          // the template
@@ -78,13 +82,14 @@ struct Profile {
 // "{path:F}" (the others, variable names, take "{name:F}").
 bool is_path_list(const std::string& name);
 
-// `profile_dir` is what "{profile_dir}" expands to (the file's directory; "." for text).
+// `profile_dir` is what "{profile_dir}" expands to (the file's directory; "." for text), and
+// `tools_dir` what "{tools}" does (empty: profile_dir/tools).
 Profile parse_profile_text(const std::string& text, const std::string& origin,
                            const std::filesystem::path& profile_dir = ".");
 // The same for a document already parsed (schema::parse), so a caller that first looks at
 // its "kind" (make_spawner, fuzz/profile_fuzzer.cc) does not parse the text twice.
 Profile parse_profile(const toml::table& root, const std::string& origin,
-                      const std::filesystem::path& profile_dir = ".");
+                      const std::filesystem::path& profile_dir = ".", const std::filesystem::path& tools_dir = {});
 Profile load_profile_file(const std::filesystem::path& file);
 
 }  // namespace breakout

@@ -60,6 +60,7 @@ void add_scalars(std::map<std::string, std::string>& vars, const Profile& profil
   vars.try_emplace("{home}", path_text(r.roots.home));
   vars.try_emplace("{tree}", path_text(r.roots.tree));
   vars.try_emplace("{profile_dir}", path_text(profile.profile_dir));
+  vars.try_emplace("{tools}", path_text(profile.tools_dir));
   vars.try_emplace("{spawner_dir}", path_text(spawner_dir_of(r.roots)));
 }
 

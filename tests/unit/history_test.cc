@@ -98,3 +98,23 @@ TEST(History, TrendOverAThousandRunsIsFast) {
     }
   EXPECT_EQ(trend.front().executions, 100);
 }
+
+namespace breakout {
+namespace {
+
+TEST(ChangedVerdicts, ListsEachChangeAndWhatAppearedOrWent) {
+  std::size_t total = 0;
+  const auto c = changed_verdicts({{"a", "pass"}, {"b", "pass"}, {"gone", "skip"}},
+                                  {{"a", "pass"}, {"b", "escape"}, {"new", "pass"}}, &total);
+  EXPECT_EQ(total, 3u);
+  EXPECT_EQ(c, (std::vector<std::string>{"b: pass -> escape", "new: absent -> pass", "gone: skip -> absent"}));
+  std::map<std::string, std::string> before, after;
+  for (int i = 0; i < 30; ++i) before["x" + std::to_string(i)] = "pass", after["x" + std::to_string(i)] = "error";
+  EXPECT_EQ(changed_verdicts(before, after, &total).size(), kMaxChangedShown);
+  EXPECT_EQ(total, 30u);
+  EXPECT_TRUE(changed_verdicts(before, before, &total).empty());
+  EXPECT_EQ(total, 0u);
+}
+
+}  // namespace
+}  // namespace breakout
