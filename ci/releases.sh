@@ -26,9 +26,15 @@ history="$work/history.sqlite"
 run() {  # SPAWNER[@VERSION] SUITE
   local out="$work/${1//@/-}-$2"
   echo "== $1 / $2"
-  # Exit status 3 (escapes) is a finding, not a failure of this script.
+  # Exit status 3 (escapes) is a finding, not a failure of this script; anything else is.
+  local rc=0
   build/bin/breakout run --spawner "$1" --suite "$2" --history "$history" --out "$out" --jobs 4 \
-    | grep -E '^Total:' || true
+    >"$out.log" 2>&1 || rc=$?
+  grep -E '^Total:' "$out.log" || true
+  if ((rc != 0 && rc != 3)); then
+    tail -5 "$out.log" >&2
+    exit "$rc"
+  fi
 }
 spawners=(srt@0.0.81 srt@0.0.82 srt)
 if ((codex)); then

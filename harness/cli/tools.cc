@@ -208,8 +208,8 @@ int cmd_history(const ToolCommands& t) {
     for (const auto& step : h.release_trend(t.history_trend, t.history_last)) {
       const auto& r = step.run;
       if (r.suite != suite) std::cout << "  suite " << (suite = r.suite) << "\n";
-      std::cout << "    " << std::left << std::setw(16) << (r.spawner_version.empty() ? "-" : r.spawner_version)
-                << std::setw(30) << r.run_id << std::right;
+      std::cout << "    " << std::left << std::setw(18) << (r.spawner_version.empty() ? "-" : r.spawner_version)
+                << " " << std::setw(30) << r.run_id << std::right;
       for (const char* v : {"pass", "escape", "overblock", "broken", "error", "skip"})
         std::cout << " " << v << " " << r.summary.at(v);
       if (step.first) std::cout << "\n";
