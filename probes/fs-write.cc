@@ -14,6 +14,11 @@
 //   symlink     symlink(S, P): a symlink at P whose target is the text S (needs --src)
 //   chmod       chmod(P, 0777)
 //   mkfifo      mkfifo(P, 0644)
+//   mknod       mknod(P, S_IFSOCK|0644): a socket inode, the type an unprivileged mknod may make
+//               besides files and FIFOs (mknod(2)); sandbox-runtime tests both (catalog §10)
+//   reopen      open(P, O_RDONLY), then open("/proc/self/fd/N", O_WRONLY|O_APPEND) and write:
+//               a read-only fd re-opened writable through its magic link (Landlock selftests,
+//               proc_unlinked_file); the second open is the step a sandbox must refuse
 // --src is refused for ops that do not use it. Opens use O_NONBLOCK so a FIFO at
 // P cannot block the probe (ENXIO instead).
 // --via plants a second name first and runs OP on it: symlink(P, L) or link(P, L), then
@@ -44,7 +49,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: breakout-probe-fs-write --op OP --path P [--src S]\n"
-    "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink chmod mkfifo\n"
+    "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink chmod mkfifo mknod reopen\n"
     "  --src is required by rename-out, rename-in, hardlink, symlink and refused otherwise\n"
     "  --via symlink|hardlink --link L: name P at L first, then OP at L (create append truncate chmod)\n";
 
@@ -62,6 +67,17 @@ void open_and_write(ProbeReport& r, const std::string& path, int flags, bool wri
   }
   if (::close(fd) != 0) return r.fail("close", errno);  // NFS-style late errors count too
   r.succeed();
+}
+
+// Opens `path` read-only (what a read grant allows), then the same file again for writing
+// through /proc/self/fd: the magic link names the open file, not a path the sandbox checked.
+void reopen_writable(ProbeReport& r, const std::string& path) {
+  const int ro = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (ro < 0) return r.fail("open", errno);
+  const std::string magic = "/proc/self/fd/" + std::to_string(ro);
+  r.set("magic_link", magic);
+  open_and_write(r, magic, O_APPEND, true);
+  ::close(ro);
 }
 
 // Runs a one-syscall op: rc 0 is success, else errno names the failure.
@@ -84,7 +100,7 @@ int main(int argc, char** argv) {
   if (!via.empty() && op != "create" && op != "append" && op != "truncate" && op != "chmod")
     args.usage_error("--via takes create, append, truncate or chmod");
   static const char* const kOps[] = {"create", "append", "truncate", "rename-out", "rename-in", "delete",
-                                     "mkdir",  "hardlink", "symlink", "chmod",     "mkfifo"};
+                                     "mkdir",  "hardlink", "symlink", "chmod",     "mkfifo", "mknod", "reopen"};
   bool known = false;
   for (const char* o : kOps) known = known || op == o;
   if (!known) args.usage_error("unknown --op '" + op + "'");
@@ -138,8 +154,12 @@ int main(int argc, char** argv) {
     one(r, "symlink", ::symlink(s, p));
   } else if (op == "chmod") {
     one(r, "chmod", ::chmod(p, 0777));
-  } else {  // mkfifo
+  } else if (op == "mkfifo") {
     one(r, "mkfifo", ::mkfifo(p, 0644));
+  } else if (op == "mknod") {
+    one(r, "mknod", ::mknod(p, S_IFSOCK | 0644, 0));
+  } else {  // reopen
+    reopen_writable(r, path);
   }
   r.emit();
   return r.exit_code();
