@@ -57,6 +57,7 @@ constexpr OracleRow kOracles[] = {
     {C::kRecon, oracles::recon},
     {C::kProtectedWrite, oracles::protected_write},
     {C::kProxyConnect, oracles::connect},
+    {C::kCwdWrite, oracles::cwd_write},
 };
 
 constexpr bool in_enum_order() {

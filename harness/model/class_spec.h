@@ -21,7 +21,9 @@ enum class FsRule { kNone, kWrite, kRead };
 
 // The policy field an attempt's expectation is decided by: a spawner that cannot express
 // that field skips the class's executions it decides (Spawner::cannot_express_execution).
-enum class PolicyField { kNone, kWritable, kDenyRead, kDenyWrite, kNetwork, kEnvInherit, kEnvPinned };
+// kExecCwd: the writable roots, for an exec whose cwd lies outside them (a tool that makes the
+// cwd writable, as `codex sandbox` does, declares it: [cannot_express] exec_cwd).
+enum class PolicyField { kNone, kWritable, kDenyRead, kDenyWrite, kNetwork, kEnvInherit, kEnvPinned, kExecCwd };
 
 // What the schema demands of an attempt's timeout_ms.
 enum class TimeoutRule { kAny, kFinite, kNone };

@@ -89,6 +89,8 @@ constexpr ClassSpec kClasses[] = {
      .decided_by = PolicyField::kDenyWrite, .expect = rules::protected_path},
     {.klass = C::kProxyConnect, .name = "proxy-connect", .probe = "net-connect", .targets = true, .witness = true,
      .decided_by = PolicyField::kNetwork, .expect = rules::proxy_connect},
+    {.klass = C::kCwdWrite, .name = "cwd-write", .probe = "fs-write", .targets = true,
+     .decided_by = PolicyField::kExecCwd, .expect = rules::cwd_write},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

@@ -248,6 +248,10 @@ Expectation leaked_fd_write(const RuleInput& in) {
 }
 
 // IORING_OP_OPENAT is a write like any other.
+Expectation cwd_write(const RuleInput& in) {
+  return write_by(in, "a cwd the exec asked for grants nothing by itself: a write there is a write in that directory, ");
+}
+
 Expectation io_uring_write(const RuleInput& in) { return write_by(in, "a file created through io_uring is a write, "); }
 
 // The i386/x32 ABI changes the syscall number, not the path walk.

@@ -201,6 +201,8 @@ class TemplateSpawner final : public Spawner {
       return profile_.name + " cannot hide caller variables: " + c.env_filter;
     if (!c.env_pinned.empty() && decided_by(klass) == PolicyField::kEnvPinned && !policy.env.pinned.empty())
       return profile_.name + " cannot pin variables: " + c.env_pinned;
+    if (!c.exec_cwd.empty() && decided_by(klass) == PolicyField::kExecCwd && denied())
+      return profile_.name + " makes the exec's cwd writable: " + c.exec_cwd;
     return std::nullopt;
   }
   std::optional<std::string> refuses(Mechanism m, const Policy& policy) const override {

@@ -64,6 +64,9 @@ FIXTURE_VERDICTS = {
     "output_after_exit.py": ("contract.output-flood*", {"contract.output-flood": "broken"}),
     "single_job_handle.py": ("session.shutdown-under-load*", {"session.shutdown-under-load": "escape"}),
     "ignored_cwd.py": ("contract.cwd*", {"contract.cwd": "broken"}),
+    # Issue 21, item 3 (CVE-2025-59532): the requested cwd becomes writable.
+    "cwd_writable_root.py": ("exec.cwd-outside@workspace-write*", {
+        "[fs:sibling]": "escape", "[fs:~]": "escape", "[fs:workspace/cwd]": "pass"}),
     "env_override.py": ("env.pinned-override*", {"[pin:exact]": "escape", "[pin:other-case]": "escape",
                                                  "[pin:both-cases]": "escape", "[pin:duplicate]": "escape",
                                                  "[pin:control]": "pass"}),

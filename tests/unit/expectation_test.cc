@@ -111,6 +111,15 @@ TEST(Expectation, LeakedDirectoryFdsFollowTheWriteRule) {
   EXPECT_EQ(exp(AttemptClass::kFdLeak, "fs:~", p), Expected::kDenied);
 }
 
+// cwd-write: the exec's cwd is the target; the write rule decides, whatever cwd was asked for.
+TEST(Expectation, CwdWritesFollowTheWriteRule) {
+  const Policy p = base_policy(NetworkMode::kNone);
+  EXPECT_EQ(exp(AttemptClass::kCwdWrite, "fs:workspace/cwd", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kCwdWrite, "fs:extra", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kCwdWrite, "fs:sibling", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kCwdWrite, "fs:~", p), Expected::kDenied);
+}
+
 TEST(Expectation, EnvironmentInheritAndPinned) {
   const Policy p = base_policy(NetworkMode::kNone);
   EXPECT_EQ(exp(AttemptClass::kEnvLeak, "env:KEEP", p), Expected::kAllowed);

@@ -167,11 +167,20 @@ TEST(ProfileConfig, CannotExpressSkipsOnlyTheAffectedExecutions) {
   EXPECT_FALSE(codex->cannot_express_execution(f.policy, AttemptClass::kFsRead, &readable).has_value());
   EXPECT_FALSE(codex->cannot_express_execution(f.policy, AttemptClass::kFsWrite, &secret).has_value());
   EXPECT_FALSE(codex->cannot_express_execution(f.policy, AttemptClass::kEnvPinned, nullptr).has_value());
+  // Codex makes the exec's cwd writable (declared exec_cwd): a cwd outside is skipped, the
+  // workspace control is not, and srt (which keeps the cwd read-only) declares nothing.
+  const Target cwd_out = parse_target("fs:sibling");
+  const Target cwd_in = parse_target("fs:workspace/cwd");
+  const auto cwd_why = codex->cannot_express_execution(f.policy, AttemptClass::kCwdWrite, &cwd_out);
+  ASSERT_TRUE(cwd_why.has_value());
+  EXPECT_NE(cwd_why->find("cwd"), std::string::npos);
+  EXPECT_FALSE(codex->cannot_express_execution(f.policy, AttemptClass::kCwdWrite, &cwd_in).has_value());
 
   auto srt = make_template_spawner(load_profile_file(kSpawners / "srt.toml"));
   const Target pin = parse_target("pin:exact");
   EXPECT_TRUE(srt->cannot_express_execution(f.policy, AttemptClass::kEnvPinned, &pin).has_value());
   EXPECT_FALSE(srt->cannot_express_execution(f.policy, AttemptClass::kFsRead, &secret).has_value());
+  EXPECT_FALSE(srt->cannot_express_execution(f.policy, AttemptClass::kCwdWrite, &cwd_out).has_value());
   Policy no_pins = f.policy;
   no_pins.env.pinned.clear();
   EXPECT_FALSE(srt->cannot_express_execution(no_pins, AttemptClass::kEnvPinned, &pin).has_value());

@@ -5,7 +5,11 @@
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
 
+#include <filesystem>
+
 namespace breakout::oracles {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -24,6 +28,18 @@ class FsWrite final : public PlainWrite {
  public:
   Observation observe(Scene& s, const LaunchResult& run) override {
     return form_applies(PlainWrite::observe(s, run), s.ex, run);
+  }
+};
+
+// cwd-write (CVE-2025-59532: Codex took the model-supplied cwd as its writable root): the exec
+// is asked to run in the target directory and the probe writes a relative name there. The
+// request itself is the attempt; the snapshot of the host decides, as for fs-write.
+class CwdWrite final : public PlainWrite {
+ public:
+  std::optional<Skip> prepare(Scene& s) override {
+    s.io.cwd = s.io.target_path;
+    fs::create_directories(s.io.cwd);  // the control's workspace/<dir>; host targets exist already
+    return std::nullopt;
   }
 };
 
@@ -59,6 +75,7 @@ class AbiWrite final : public PlainWrite {
 
 std::unique_ptr<Oracle> fs_write() { return make_oracle<FsWrite>(); }
 std::unique_ptr<Oracle> plain_write() { return make_oracle<PlainWrite>(); }
+std::unique_ptr<Oracle> cwd_write() { return make_oracle<CwdWrite>(); }
 std::unique_ptr<Oracle> leaked_fd() { return make_oracle<LeakedFd>(); }
 std::unique_ptr<Oracle> abi_write() { return make_oracle<AbiWrite>(); }
 
