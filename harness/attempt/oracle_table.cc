@@ -58,6 +58,7 @@ constexpr OracleRow kOracles[] = {
     {C::kProtectedWrite, oracles::protected_write},
     {C::kProxyConnect, oracles::connect},
     {C::kCwdWrite, oracles::cwd_write},
+    {C::kPathHijack, oracles::path_hijack},
 };
 
 constexpr bool in_enum_order() {

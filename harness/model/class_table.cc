@@ -91,6 +91,8 @@ constexpr ClassSpec kClasses[] = {
      .decided_by = PolicyField::kNetwork, .expect = rules::proxy_connect},
     {.klass = C::kCwdWrite, .name = "cwd-write", .probe = "fs-write", .targets = true,
      .decided_by = PolicyField::kExecCwd, .expect = rules::cwd_write},
+    {.klass = C::kPathHijack, .name = "path-hijack", .probe = "path-exec", .targets = true,
+     .decided_by = PolicyField::kWritable, .expect = rules::path_hijack},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

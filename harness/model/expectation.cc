@@ -252,6 +252,10 @@ Expectation cwd_write(const RuleInput& in) {
   return write_by(in, "a cwd the exec asked for grants nothing by itself: a write there is a write in that directory, ");
 }
 
+Expectation path_hijack(const RuleInput& in) {
+  return write_by(in, "a program found on the caller's PATH writes with the rights of where it runs: ");
+}
+
 Expectation io_uring_write(const RuleInput& in) { return write_by(in, "a file created through io_uring is a write, "); }
 
 // The i386/x32 ABI changes the syscall number, not the path walk.

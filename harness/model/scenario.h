@@ -64,6 +64,8 @@ enum class AttemptClass {
   kProxyConnect,   // deliver a nonce through the proxy (CONNECT, absolute URI, SOCKS5) -> listener received it
   // An exec request that widens the box (oracles/fs_change.cc): the exec's cwd outside the workspace.
   kCwdWrite,       // write a relative file from a cwd outside the roots -> snapshot diff, as fs-write
+  // Helpers planted first on the caller's PATH (oracles/path_hijack.cc):
+  kPathHijack,     // stubs in workspace/.bin mark where they ran        -> snapshot diff, as fs-write
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);

@@ -34,6 +34,9 @@ class CommandSession final : public SpawnSession {
     spec.env = plan.env;
     spec.env.insert(spec.env.end(), repeats.begin(), repeats.end());
     spec.cwd = plan.cwd;
+    // The spawner binary is found on the caller's PATH, not on one an attempt overrides.
+    if (const auto path = request.caller_env.find("PATH"); path != request.caller_env.end())
+      spec.lookup_path = path->second;
     {
       std::lock_guard lock(mu_);
       command_ = plan.argv;

@@ -67,6 +67,8 @@ FIXTURE_VERDICTS = {
     # Issue 21, item 3 (CVE-2025-59532): the requested cwd becomes writable.
     "cwd_writable_root.py": ("exec.cwd-outside@workspace-write*", {
         "[fs:sibling]": "escape", "[fs:~]": "escape", "[fs:workspace/cwd]": "pass"}),
+    # Issue 21, item 5: the enforcer looked up on the caller's PATH runs the planted stub.
+    "path_hijack.py": ("exec.path-hijack@workspace-write*", {"[fs:sibling]": "escape", "[fs:workspace/marks]": "pass"}),
     "env_override.py": ("env.pinned-override*", {"[pin:exact]": "escape", "[pin:other-case]": "escape",
                                                  "[pin:both-cases]": "escape", "[pin:duplicate]": "escape",
                                                  "[pin:control]": "pass"}),

@@ -120,6 +120,13 @@ TEST(Expectation, CwdWritesFollowTheWriteRule) {
   EXPECT_EQ(exp(AttemptClass::kCwdWrite, "fs:~", p), Expected::kDenied);
 }
 
+// path-hijack: a stub's marker is a write where it lands.
+TEST(Expectation, PathHijackMarkersFollowTheWriteRule) {
+  const Policy p = base_policy(NetworkMode::kFull);
+  EXPECT_EQ(exp(AttemptClass::kPathHijack, "fs:workspace/marks", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kPathHijack, "fs:sibling", p), Expected::kDenied);
+}
+
 TEST(Expectation, EnvironmentInheritAndPinned) {
   const Policy p = base_policy(NetworkMode::kNone);
   EXPECT_EQ(exp(AttemptClass::kEnvLeak, "env:KEEP", p), Expected::kAllowed);

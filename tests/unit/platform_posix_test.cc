@@ -141,6 +141,25 @@ TEST(RunProcess, EnvIsExactAndArgv0Kept) {
   EXPECT_EQ(r.out, "zero|bar|\n");
 }
 
+// lookup_path picks argv[0]; the child still gets env's PATH (path-hijack: the harness's own
+// PATH finds the spawner, the attempt's PATH is what the spawner is handed).
+TEST(RunProcess, LookupPathPicksArgv0AndTheChildKeepsEnvsPath) {
+  TempDir dir;
+  const fs::path stub = dir.path() / "sh";
+  std::ofstream(stub) << "#!/bin/sh\necho stub\n";
+  fs::permissions(stub, fs::perms::owner_all);
+  LaunchSpec spec;
+  spec.argv = {"sh", "-c", "echo \"real|$PATH\""};
+  spec.env = {"PATH=" + dir.path().string() + ":/usr/bin:/bin"};
+  const LaunchResult hijacked = run_process(spec, nullptr, nullptr);
+  ASSERT_TRUE(hijacked.started) << hijacked.start_error;
+  EXPECT_EQ(hijacked.out, "stub\n");  // without lookup_path, env's PATH decides
+  spec.lookup_path = "/usr/bin:/bin";
+  const LaunchResult r = run_process(spec, nullptr, nullptr);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "real|" + dir.path().string() + ":/usr/bin:/bin\n");
+}
+
 TEST(RunProcess, Cwd) {
   TempDir dir;
   LaunchSpec spec = sh("pwd");

@@ -12,6 +12,7 @@ namespace oracles {
 // fs_change.cc: the snapshot diff against the writable roots.
 std::unique_ptr<Oracle> fs_write();      // fs-write (with the path form's excuse)
 std::unique_ptr<Oracle> plain_write();   // io-uring-write
+std::unique_ptr<Oracle> path_hijack();   // path-hijack: stubs first on the caller's PATH (path_hijack.cc)
 std::unique_ptr<Oracle> cwd_write();     // cwd-write: the exec's cwd is the target directory
 std::unique_ptr<Oracle> leaked_fd();     // fd-leak: the caller leaks the target directory's fd
 std::unique_ptr<Oracle> abi_write();     // syscall-abi-write (N/A where the host lacks the ABI)

@@ -88,7 +88,9 @@ bool prepare(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd, in
     *error = "empty argv";
     return false;
   }
-  if (!resolve_executable(spec.argv[0], spec.env, &l.exe, error)) return false;
+  const std::vector<std::string> lookup =
+      spec.lookup_path ? std::vector<std::string>{"PATH=" + *spec.lookup_path} : spec.env;
+  if (!resolve_executable(spec.argv[0], lookup, &l.exe, error)) return false;
   if (spec.inherit_dirs.size() > kMaxInheritedDirs) {
     *error = "too many inherit_dirs";
     return false;

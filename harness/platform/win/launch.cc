@@ -104,7 +104,8 @@ Child launch_in_job(const LaunchSpec& spec, const JobObject& job, HANDLE in, HAN
   check(!spec.argv.empty(), "bad-argv", "empty argv");
   check(spec.inherit_dirs.empty() && spec.controlling_tty.empty(),
         "unsupported", "inherit_dirs and controlling_tty are POSIX only");
-  const std::wstring program = resolve_program(spec.argv[0], spec.env);
+  const std::wstring program = resolve_program(
+      spec.argv[0], spec.lookup_path ? std::vector<std::string>{"PATH=" + *spec.lookup_path} : spec.env);
   std::wstring cmdline = wide(build_windows_command_line(spec.argv));  // CreateProcessW may write to it
   const std::u16string env = env_block::encode_windows(split_env(spec.env));
   const std::wstring cwd = spec.cwd.empty() ? std::wstring() : wide(spec.cwd);
