@@ -50,7 +50,10 @@ SIGNED = {
                 "escapes": {"lifetime.timeout-tree-kill@workspace-write", "lifetime.timeout-tree-kill@network-full"},
                 # Declared in the profile: reads of denied paths (5 fs-read + 5 fs-api-read per
                 # policy), and AF_UNIX under network off.
-                "declared": {"codex-linux cannot express deny_read": 20, "codex-linux refuses af_unix": 3},
+                # Declared too: workspace-write makes the exec's cwd a writable root (exec.cwd-outside
+                # at sibling and HOME, per policy; CVE-2025-59532's class, by design in `codex sandbox`).
+                "declared": {"codex-linux cannot express deny_read": 20, "codex-linux refuses af_unix": 3,
+                             "codex-linux makes the exec's cwd writable": 4},
                 "min_passes": 80,
             },
             "network": {
@@ -84,8 +87,12 @@ SIGNED = {
                 # It used to read as "error" when srt's 2-4 s start-up outlasted the attempt's 1.5 s
                 # timeout; the timeout-kill oracle now raises the timeout until the probe started
                 # (test_timeout_scaling.py).
-                "escapes": {"lifetime.timeout-tree-kill@workspace-write"},
-                "declared": {"srt cannot express network = full": 87, "srt cannot pin variables": 5,
+                # Real: srt looks bwrap, socat and rg (and its launcher `node`) up on the caller's
+                # PATH and runs them on the host; a stub a sandboxed command planted in a workspace
+                # directory first on that PATH runs unconfined (exec.path-hijack; by hand in
+                # docs/spawners.md).
+                "escapes": {"lifetime.timeout-tree-kill@workspace-write", "exec.path-hijack@workspace-write[fs:sibling]"},
+                "declared": {"srt cannot express network = full": 101, "srt cannot pin variables": 5,
                              "srt refuses af_unix": 3},
                 "min_passes": 40,
             },

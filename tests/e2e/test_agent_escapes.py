@@ -1,0 +1,111 @@
+"""Issue 21's attempt classes (what agent sandboxes got wrong in 2024-2026) on every spawner it
+names: `none` escapes on each denial, bwrap, firejail and the reference driver pass, and the two
+real agent sandboxes give the verdicts signed in docs/spawners.md.
+
+Runs `--only` the new attempts, so it is quick; the full default suite against Codex and srt is
+test_agent_sandboxes.py.
+"""
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+REFERENCE = REPO / "drivers" / "python" / "reference_driver.py"
+TOOLS = REPO / "spawners" / "tools" / "node_modules"
+CODEX = TOOLS / "@openai" / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux-musl" / "bin" / "codex"
+SRT = TOOLS / ".bin" / "srt"
+
+# The attempts of issue 21 in the default suite (--only globs).
+NEW = ["fs.write.mkfifo*", "fs.write.mknod*", "fs.write.reopen-rw*", "exec.*"]
+SPAWNERS = {
+    "none": (["--spawner", "none"], []),
+    "bwrap": (["--spawner", "bwrap"], ["bwrap"]),
+    "firejail": (["--spawner", "firejail"], ["firejail"]),
+    "reference": (["--driver", f"{PYTHON} {REFERENCE}"], ["bwrap"]),
+    "codex-linux": (["--spawner", "codex-linux"], [CODEX]),
+    "srt": (["--spawner", "srt"], [SRT, "bwrap", "socat", "rg"]),
+}
+# Non-pass verdicts other than skip, per spawner (none: every denial, checked below).
+SIGNED_ESCAPES = {
+    "bwrap": set(), "firejail": set(), "reference": set(), "codex-linux": set(),
+    # srt runs its bwrap, socat and rg (and its `node`) from the caller's PATH, on the host.
+    "srt": {"exec.path-hijack@workspace-write[fs:sibling]"},
+}
+# Declared skips: reason prefix -> count.
+DECLARED = {"codex-linux": {"codex-linux makes the exec's cwd writable": 4}}
+RESIDUE = ("claude-", "srt-mux-", "codex-bwrap-synthetic-mount-targets-", "codex-daemon-")
+
+
+def require(name):
+    if os.geteuid() != 0:
+        pytest.skip("needs root (namespaces, cgroups, sandboxes as root)")
+    for tool in SPAWNERS[name][1]:
+        if not (Path(tool).exists() if isinstance(tool, Path) else shutil.which(tool)):
+            pytest.skip(f"{tool} is not installed (bash ci/setup.sh installs it)")
+
+
+@pytest.fixture(scope="module", params=sorted(SPAWNERS))
+def new_classes(request, run_breakout):
+    name = request.param
+    require(name)
+    before = {p for p in Path("/tmp").iterdir() if p.name.startswith(RESIDUE)}
+    runs = [run_breakout(*SPAWNERS[name][0], "--only", glob, timeout=600) for glob in NEW]
+    for path in {p for p in Path("/tmp").iterdir() if p.name.startswith(RESIDUE)} - before:
+        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    for run in runs:
+        assert run.results is not None, run.stderr[-2000:]
+    return name, [a for run in runs for a in run.attempts]
+
+
+def explain(records):
+    return "\n".join(f"{a['verdict']:9} {a['id']}: {a['reason']}" for a in records)
+
+
+def test_every_new_class_ran(new_classes):
+    _, attempts = new_classes
+    classes = {a["class"] for a in attempts}
+    assert {"fs-write", "cwd-write", "path-hijack"} <= classes, classes
+    ops = {a["attempt"] for a in attempts}
+    assert {"fs.write.mkfifo", "fs.write.mknod", "fs.write.reopen-rw", "exec.cwd-outside", "exec.path-hijack"} <= ops
+
+
+def test_verdicts(new_classes):
+    name, attempts = new_classes
+    bad = [a for a in attempts if a["verdict"] in ("overblock", "error", "broken")]
+    assert not bad, explain(bad)
+    controls = [a for a in attempts if a["expected"] == "allowed"]
+    assert controls and all(a["verdict"] in ("pass", "skip") for a in controls), explain(controls)
+    denials = [a for a in attempts if a["expected"] == "denied"]
+    escapes = {a["id"] for a in attempts if a["verdict"] == "escape"}
+    if name == "none":  # no sandbox: every denial is an escape
+        assert escapes == {a["id"] for a in denials}, explain(denials)
+    else:
+        assert escapes == SIGNED_ESCAPES[name], explain([a for a in attempts if a["verdict"] == "escape"])
+
+
+def test_declared_skips(new_classes):
+    name, attempts = new_classes
+    for reason, count in DECLARED.get(name, {}).items():
+        got = [a for a in attempts if a["verdict"] == "skip" and a["reason"].startswith(reason)]
+        assert len(got) == count, explain(got)
+
+
+def test_hijack_names_the_program_that_ran(new_classes):
+    """The charge: under none the probe's own `git` marks the sibling; under srt its helpers do."""
+    name, attempts = new_classes
+    deny = [a for a in attempts if a["attempt"] == "exec.path-hijack" and a["expected"] == "denied"
+            and a["verdict"] != "skip"]
+    assert deny
+    for a in deny:
+        ran = set(a["evidence"]["stubs_that_ran_at_target"])
+        if name == "none":
+            assert ran == {"git"}, a["evidence"]
+        elif name == "srt":
+            assert {"bwrap", "socat", "rg"} <= ran and "git" not in ran, a["evidence"]
+        else:
+            assert ran == set(), a["evidence"]
