@@ -25,7 +25,7 @@ SIGNED = {
     "firejail": {"escapes": {RENAME_AWAY_GIT}, "declared": {}},
     "reference-driver": {"escapes": set(), "declared": {}},
     # Codex protects .git, .codex and .agents only (profile `protects`); the rest is declared.
-    "codex-linux": {"escapes": set(), "declared": {"codex-linux cannot protect": 16}},
+    "codex-linux": {"escapes": set(), "declared": {"codex-linux cannot protect": 17}},
     "srt": {"escapes": set(), "declared": {}},
 }
 
@@ -55,7 +55,22 @@ def protected_run(request, run_breakout):
 def test_the_suite_ran_the_protected_class(protected_run):
     _, run = protected_run
     assert {a["class"] for a in run.attempts} == {"protected-write"}
-    assert len(run.attempts) == 64, len(run.attempts)
+    assert len(run.attempts) == 66, len(run.attempts)
+
+
+def test_each_denial_names_the_host_program_that_would_run_it(protected_run):
+    """Issue 21, item 2: the attempt says which program runs the poisoned file later."""
+    _, run = protected_run
+    for a in run.attempts:
+        if a["verdict"] == "skip":
+            continue
+        runs = a["evidence"]["runs_later"]
+        if a["role"] == "deny" and ".envrc" in a["id"]:
+            assert runs.startswith("direnv"), a
+        if a["role"] == "deny" and a["id"].endswith("[fs:workspace/.git/config]"):
+            assert "core.fsmonitor" in runs, a
+        if a["role"] == "allow":
+            assert runs.startswith("nothing"), a
 
 
 def test_escapes_are_the_signed_ones(protected_run):
@@ -64,14 +79,14 @@ def test_escapes_are_the_signed_ones(protected_run):
     signed = SIGNED[spawner]["escapes"]
     if signed is None:  # none: every deny attempt that applies here
         signed = {a["id"] for a in run.attempts if a["role"] == "deny" and CASE_SKIP not in a["reason"]}
-        assert len(signed) == 30
+        assert len(signed) == 31
     assert escapes == signed, run.explain(run.by_verdict("escape"))
 
 
 def test_controls_pass_and_nothing_errs(protected_run):
     _, run = protected_run
     allows = [a for a in run.attempts if a["role"] == "allow"]
-    assert len(allows) == 31
+    assert len(allows) == 32
     assert all(a["verdict"] == "pass" for a in allows), run.explain([a for a in allows if a["verdict"] != "pass"])
     for verdict in ("error", "overblock", "broken"):
         assert not run.by_verdict(verdict), run.explain(run.by_verdict(verdict))
