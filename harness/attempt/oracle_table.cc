@@ -59,6 +59,7 @@ constexpr OracleRow kOracles[] = {
     {C::kProxyConnect, oracles::connect},
     {C::kCwdWrite, oracles::cwd_write},
     {C::kPathHijack, oracles::path_hijack},
+    {C::kFailOpen, oracles::fail_open},
 };
 
 constexpr bool in_enum_order() {

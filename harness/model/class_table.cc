@@ -93,6 +93,8 @@ constexpr ClassSpec kClasses[] = {
      .decided_by = PolicyField::kExecCwd, .expect = rules::cwd_write},
     {.klass = C::kPathHijack, .name = "path-hijack", .probe = "path-exec", .targets = true,
      .decided_by = PolicyField::kWritable, .expect = rules::path_hijack},
+    {.klass = C::kFailOpen, .name = "fail-open", .probe = "fs-write", .targets = true,
+     .decided_by = PolicyField::kWritable, .expect = rules::fail_open},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

@@ -256,6 +256,10 @@ Expectation path_hijack(const RuleInput& in) {
   return write_by(in, "a program found on the caller's PATH writes with the rights of where it runs: ");
 }
 
+Expectation fail_open(const RuleInput& in) {
+  return write_by(in, "an enforcer that cannot work is a reason to refuse, not to run unconfined: ");
+}
+
 Expectation io_uring_write(const RuleInput& in) { return write_by(in, "a file created through io_uring is a write, "); }
 
 // The i386/x32 ABI changes the syscall number, not the path walk.

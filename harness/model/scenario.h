@@ -66,6 +66,8 @@ enum class AttemptClass {
   kCwdWrite,       // write a relative file from a cwd outside the roots -> snapshot diff, as fs-write
   // Helpers planted first on the caller's PATH (oracles/path_hijack.cc):
   kPathHijack,     // stubs in workspace/.bin mark where they ran        -> snapshot diff, as fs-write
+  // The spawner started where its enforcer cannot work (oracles/fail_open.cc):
+  kFailOpen,       // a write outside when bwrap/firejail on PATH fail    -> snapshot diff, as fs-write
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);

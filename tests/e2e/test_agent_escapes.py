@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import FIXTURES, REPO
 
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 REFERENCE = REPO / "drivers" / "python" / "reference_driver.py"
@@ -69,9 +69,10 @@ def explain(records):
 def test_every_new_class_ran(new_classes):
     _, attempts = new_classes
     classes = {a["class"] for a in attempts}
-    assert {"fs-write", "cwd-write", "path-hijack"} <= classes, classes
+    assert {"fs-write", "cwd-write", "path-hijack", "fail-open"} <= classes, classes
     ops = {a["attempt"] for a in attempts}
-    assert {"fs.write.mkfifo", "fs.write.mknod", "fs.write.reopen-rw", "exec.cwd-outside", "exec.path-hijack"} <= ops
+    assert {"fs.write.mkfifo", "fs.write.mknod", "fs.write.reopen-rw", "exec.cwd-outside", "exec.path-hijack",
+            "exec.fail-open"} <= ops
 
 
 def test_verdicts(new_classes):
@@ -109,3 +110,16 @@ def test_hijack_names_the_program_that_ran(new_classes):
             assert {"bwrap", "socat", "rg"} <= ran and "git" not in ran, a["evidence"]
         else:
             assert ran == set(), a["evidence"]
+
+
+def test_a_fail_open_wrapper_is_caught_and_its_control_passes(run_breakout):
+    """Issue 21, item 6: tests/e2e/fixtures/fail-open.toml runs the command unconfined when its
+    bubblewrap cannot start; elsewhere it confines."""
+    require("bwrap")
+    run = run_breakout("--spawner", str(FIXTURES / "fail-open.toml"), "--only", "exec.fail-open*")
+    assert run.results is not None, run.stderr[-2000:]
+    fail_open = [a for a in run.attempts if a["attempt"] == "exec.fail-open"]
+    controls = [a for a in run.attempts if a["attempt"] == "fs.write.create"]
+    assert len(fail_open) == 4 and all(a["verdict"] == "escape" for a in fail_open), explain(fail_open)
+    assert controls and all(a["verdict"] == "pass" for a in controls), explain(controls)
+    assert "running unconfined" in fail_open[0]["stderr_excerpt"]

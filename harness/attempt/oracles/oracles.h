@@ -13,6 +13,7 @@ namespace oracles {
 std::unique_ptr<Oracle> fs_write();      // fs-write (with the path form's excuse)
 std::unique_ptr<Oracle> plain_write();   // io-uring-write
 std::unique_ptr<Oracle> path_hijack();   // path-hijack: stubs first on the caller's PATH (path_hijack.cc)
+std::unique_ptr<Oracle> fail_open();     // fail-open: the enforcers on PATH cannot work (fail_open.cc)
 std::unique_ptr<Oracle> cwd_write();     // cwd-write: the exec's cwd is the target directory
 std::unique_ptr<Oracle> leaked_fd();     // fd-leak: the caller leaks the target directory's fd
 std::unique_ptr<Oracle> abi_write();     // syscall-abi-write (N/A where the host lacks the ABI)
