@@ -127,6 +127,14 @@ TEST(Expectation, PathHijackMarkersFollowTheWriteRule) {
   EXPECT_EQ(exp(AttemptClass::kPathHijack, "fs:sibling", p), Expected::kDenied);
 }
 
+// fail-open: an enforcer that cannot work changes nothing about what is allowed.
+TEST(Expectation, FailOpenWritesFollowTheWriteRule) {
+  const Policy p = base_policy(NetworkMode::kNone);
+  EXPECT_EQ(exp(AttemptClass::kFailOpen, "fs:sibling/new-file", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kFailOpen, "fs:~/new-file", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kFailOpen, "fs:workspace/new-file", p), Expected::kAllowed);
+}
+
 TEST(Expectation, EnvironmentInheritAndPinned) {
   const Policy p = base_policy(NetworkMode::kNone);
   EXPECT_EQ(exp(AttemptClass::kEnvLeak, "env:KEEP", p), Expected::kAllowed);

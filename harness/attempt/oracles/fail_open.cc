@@ -12,10 +12,9 @@
 //
 // What this does not create: a user namespace with max_user_namespaces = 0 around the spawner
 // (the harness starts spawners in the host's user namespace); docs/scenarios.md says so.
-#include <fstream>
-
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
+#include "harness/attempt/oracles/path_stubs.h"
 
 namespace breakout::oracles {
 
@@ -32,24 +31,18 @@ class FailOpen final : public Oracle {
   std::optional<Skip> prepare(Scene& s) override {
     const fs::path bin = broken_bin(s);
     fs::create_directories(bin);
-    for (const char* name : kEnforcers) {
-      const fs::path stub = bin / name;
-      std::ofstream(stub) << "#!/bin/sh\n"
+    for (const std::string name : kEnforcers)
+      write_stub(bin / name, "#!/bin/sh\n"
                              "# breakout fail-open stub (harness/attempt/oracles/fail_open.cc): an enforcer\n"
                              "# that cannot work here, as bubblewrap where user namespaces are off.\n"
-                             "echo '" << name << ": No permissions to create new namespace, likely because the kernel "
+                             "echo '" + name + ": No permissions to create new namespace, likely because the kernel "
                              "does not allow non-privileged user namespaces (breakout fail-open stub)' >&2\n"
-                             "exit 1\n";
-      fs::permissions(stub, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                fs::perms::others_read | fs::perms::others_exec);
-    }
+                             "exit 1\n");
     return std::nullopt;
   }
   // After compose(), which sets the attempt's own overrides: the caller's PATH, the stubs first.
   std::optional<Skip> before_exec(Scene& s, SpawnSession*) override {
-    const auto it = s.request.caller_env.find("PATH");
-    const std::string rest = it == s.request.caller_env.end() ? "/usr/local/bin:/usr/bin:/bin" : it->second;
-    s.request.env_overrides.emplace_back("PATH", broken_bin(s).string() + ":" + rest);
+    put_first_on_path(s, broken_bin(s));
     return std::nullopt;
   }
   Observation observe(Scene& s, const LaunchResult& run) override {

@@ -15,10 +15,9 @@
 // fs-write; the markers' names are in the evidence. The harness resolves the spawner's own
 // command on its PATH without the override (CommandSession, LaunchSpec::lookup_path), so a
 // profile's `bwrap` is never the stub: what the harness launches is not the spawner's doing.
-#include <fstream>
-
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
+#include "harness/attempt/oracles/path_stubs.h"
 #include "harness/core/error.h"
 #include "harness/platform/os.h"
 
@@ -57,19 +56,13 @@ class PathHijack final : public Oracle {
     const fs::path bin = s.tree.roots().workspace / ".bin";
     fs::create_directories(bin);
     fs::create_directories(s.io.target_path);  // the control's workspace directory; host targets exist
-    for (const char* name : kHelpers) {
-      const fs::path stub = bin / name;
-      std::ofstream(stub) << stub_text(name, bin, s.io.target_path / ("hijacked-" + std::string(name) + "-" + s.tag()));
-      fs::permissions(stub, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                fs::perms::others_read | fs::perms::others_exec);
-    }
+    for (const char* name : kHelpers)
+      write_stub(bin / name, stub_text(name, bin, s.io.target_path / ("hijacked-" + std::string(name) + "-" + s.tag())));
     return std::nullopt;
   }
   // After compose(), which sets the attempt's own overrides: the caller's PATH, .bin first.
   std::optional<Skip> before_exec(Scene& s, SpawnSession*) override {
-    const auto it = s.request.caller_env.find("PATH");
-    const std::string rest = it == s.request.caller_env.end() ? "/usr/local/bin:/usr/bin:/bin" : it->second;
-    s.request.env_overrides.emplace_back("PATH", (s.tree.roots().workspace / ".bin").string() + ":" + rest);
+    put_first_on_path(s, s.tree.roots().workspace / ".bin");
     return std::nullopt;
   }
   Observation observe(Scene& s, const LaunchResult&) override {
