@@ -19,6 +19,12 @@
 //   reopen      open(P, O_RDONLY), then open("/proc/self/fd/N", O_WRONLY|O_APPEND) and write:
 //               a read-only fd re-opened writable through its magic link (Landlock selftests,
 //               proc_unlinked_file); the second open is the step a sandbox must refuse
+// --userns first enters a new user and mount namespace (uid/gid mapped to 0) and tries to
+// remount, read-write, the mount that holds P's directory (MS_REMOUNT|MS_BIND on the nearest
+// ancestor that is a mount point): a read-only bind made by a more privileged namespace is
+// locked (mount_namespaces(7)) and must stay read-only. Fields "userns" and "remount" ("ok" or
+// an errno name), "remount_at". The op runs whatever these answered. Shared mounts become slave
+// mounts in a less privileged namespace, so nothing done there reaches the host's namespace.
 // --src is refused for ops that do not use it. Opens use O_NONBLOCK so a FIFO at
 // P cannot block the probe (ENXIO instead).
 // --via plants a second name first and runs OP on it: symlink(P, L) or link(P, L), then
@@ -36,8 +42,12 @@
 #include <string>
 
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <filesystem>
 
 #include "probes/common/args.h"
 #include "probes/common/posix.h"
@@ -51,7 +61,8 @@ constexpr char kUsage[] =
     "usage: breakout-probe-fs-write --op OP --path P [--src S]\n"
     "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink chmod mkfifo mknod reopen\n"
     "  --src is required by rename-out, rename-in, hardlink, symlink and refused otherwise\n"
-    "  --via symlink|hardlink --link L: name P at L first, then OP at L (create append truncate chmod)\n";
+    "  --via symlink|hardlink --link L: name P at L first, then OP at L (create append truncate chmod)\n"
+    "  --userns: enter a new user+mount namespace and remount P's mount read-write first\n";
 
 constexpr char kPayload[] = "breakout\n";
 
@@ -80,6 +91,39 @@ void reopen_writable(ProbeReport& r, const std::string& path) {
   ::close(ro);
 }
 
+bool write_file(const char* path, const std::string& text) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = write_all(fd, text.data(), text.size()) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// A nested user namespace (bubblewrap tests/test-seccomp.py: clone3 and nested namespaces under
+// the sandbox's filter), then the remount that a locked read-only bind must refuse.
+void nested_userns_remount(ProbeReport& r, const std::string& path) {
+  const uid_t uid = ::getuid();
+  const gid_t gid = ::getgid();
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+    r.set("userns", errno_name(errno));
+    return;
+  }
+  r.set("userns", "ok");
+  write_file("/proc/self/setgroups", "deny");
+  write_file("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1");
+  write_file("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1");
+  namespace fs = std::filesystem;
+  for (fs::path dir = fs::path(path).parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    const int rc = ::mount(nullptr, dir.c_str(), nullptr, MS_REMOUNT | MS_BIND, nullptr);
+    const int e = rc == 0 ? 0 : errno;
+    if (e != EINVAL || dir == dir.root_path()) {  // EINVAL: not a mount point, go up
+      r.set("remount_at", dir.string());
+      r.set("remount", e == 0 ? std::string("ok") : errno_name(e));
+      return;
+    }
+  }
+}
+
 // Runs a one-syscall op: rc 0 is success, else errno names the failure.
 void one(ProbeReport& r, const char* step, int rc) {
   if (rc != 0) return r.fail(step, errno);
@@ -91,7 +135,7 @@ void one(ProbeReport& r, const char* step, int rc) {
 int main(int argc, char** argv) {
   Args args(argc, argv, kUsage,
             {{"op", Args::kValue}, {"path", Args::kValue}, {"src", Args::kValue}, {"via", Args::kValue},
-             {"link", Args::kValue}});
+             {"link", Args::kValue}, {"userns", Args::kFlag}});
   const std::string op = args.require("op");
   std::string path = args.require("path");
   const std::string via = args.get("via").value_or("");
@@ -126,6 +170,7 @@ int main(int argc, char** argv) {
     path = link;
   }
 
+  if (args.has("userns")) nested_userns_remount(r, path);
   const char* p = path.c_str();
   const char* s = src.c_str();
   if (op == "create") {

@@ -21,7 +21,7 @@ CODEX = TOOLS / "@openai" / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux
 SRT = TOOLS / ".bin" / "srt"
 
 # The attempts of issue 21 in the default suite (--only globs).
-NEW = ["fs.write.mkfifo*", "fs.write.mknod*", "fs.write.reopen-rw*", "exec.*"]
+NEW = ["fs.write.mkfifo*", "fs.write.mknod*", "fs.write.reopen-rw*", "fs.write.nested-userns*", "exec.*"]
 SPAWNERS = {
     "none": (["--spawner", "none"], []),
     "bwrap": (["--spawner", "bwrap"], ["bwrap"]),
@@ -71,7 +71,8 @@ def test_every_new_class_ran(new_classes):
     classes = {a["class"] for a in attempts}
     assert {"fs-write", "cwd-write", "path-hijack", "fail-open"} <= classes, classes
     ops = {a["attempt"] for a in attempts}
-    assert {"fs.write.mkfifo", "fs.write.mknod", "fs.write.reopen-rw", "exec.cwd-outside", "exec.path-hijack",
+    assert {"fs.write.mkfifo", "fs.write.mknod", "fs.write.reopen-rw", "fs.write.nested-userns", "exec.cwd-outside",
+            "exec.path-hijack",
             "exec.fail-open"} <= ops
 
 
