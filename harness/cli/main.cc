@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
   run->add_option("--suite", ro.suite, "suite name or path to a suite .toml (default: default, on Windows windows; real-host with --real-host)");
   run->add_option("--out", ro.out, "results directory (default breakout-results/<run-id>-<spawner>)");
   run->add_option("--jobs", ro.jobs, "attempts run in parallel (default 4)")->check(CLI::Range(1, 64));
-  run->add_option("--only", ro.only, "glob on attempt or execution ids; matching groups run with their controls");
+  run->add_option("--only", ro.only, "glob on attempt or execution ids; the matching executions run with the controls of their groups");
   run->add_flag("--no-external", ro.no_external, "do not create the external-host network namespace");
   run->add_flag("--real-host", ro.real_host,
                 "pre-release mode: real-home-* attempts against your real HOME (docs/real-host.md); nothing else");

@@ -76,11 +76,19 @@ std::vector<Execution> plan_executions(const Suite& suite, const Spawner& spawne
   for (auto& ex : all)
     ex.witness = ex.expectation.value == Expected::kDenied && refused_groups.count(ex.group) &&
                  class_spec(ex.attempt->klass).witness;
+  // --only: the matching executions and the controls of their groups. Not the group's other
+  // denials: a group can hold other attempts' denials too (controls_from: exec.fail-open borrows
+  // fs.write.create's workspace write), and selecting one attempt must not run another.
   if (!options.only.empty()) {
     std::set<std::string> groups;
+    const auto matches = [&](const Execution& ex) {
+      return glob_match(options.only, ex.attempt->id) || glob_match(options.only, ex.id);
+    };
     for (const auto& ex : all)
-      if (glob_match(options.only, ex.attempt->id) || glob_match(options.only, ex.id)) groups.insert(ex.group);
-    std::erase_if(all, [&](const Execution& ex) { return !groups.count(ex.group); });
+      if (matches(ex)) groups.insert(ex.group);
+    std::erase_if(all, [&](const Execution& ex) {
+      return !matches(ex) && (!groups.count(ex.group) || ex.expectation.value == Expected::kDenied);
+    });
   }
   for (std::size_t i = 0; i < all.size(); ++i) all[i].index = static_cast<int>(i);
   return all;

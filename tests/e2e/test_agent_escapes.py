@@ -123,4 +123,6 @@ def test_a_fail_open_wrapper_is_caught_and_its_control_passes(run_breakout):
     controls = [a for a in run.attempts if a["attempt"] == "fs.write.create"]
     assert len(fail_open) == 4 and all(a["verdict"] == "escape" for a in fail_open), explain(fail_open)
     assert controls and all(a["verdict"] == "pass" for a in controls), explain(controls)
+    # --only brings the borrowed controls along, not fs.write.create's own denials.
+    assert all(a["role"] == "allow" for a in controls), explain(controls)
     assert "running unconfined" in fail_open[0]["stderr_excerpt"]
