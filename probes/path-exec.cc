@@ -17,7 +17,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
-#include <ctime>
 #include <string>
 
 #include <spawn.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include "probes/common/args.h"
+#include "probes/common/posix.h"
 #include "probes/common/report.h"
 
 extern char** environ;
@@ -43,18 +43,14 @@ bool plain_name(const std::string& n) {
   return true;
 }
 
-// waitpid with a deadline: the status, or the SIGKILLed child's once the deadline passed.
+// The child's status; SIGKILLed (and reaped) once kWaitMs passed.
 int wait_bounded(pid_t pid) {
-  int status = 0;
-  for (int waited = 0; waited < kWaitMs; waited += 10) {
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) return status;
-    if (r < 0 && errno != EINTR) return status;
-    const timespec tick{0, 10 * 1000 * 1000};
-    ::nanosleep(&tick, nullptr);
+  int status = wait_child(pid, 0, kWaitMs);
+  if (status == -1) {
+    ::kill(pid, SIGKILL);
+    status = 0;
+    ::waitpid(pid, &status, 0);
   }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, &status, 0);
   return status;
 }
 

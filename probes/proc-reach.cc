@@ -109,18 +109,6 @@ int scan(const std::vector<Region>& regions, std::size_t budget, Read read, std:
   return found->empty() ? (last_err ? last_err : ENOENT) : 0;
 }
 
-// Waits (bounded) for `pid` to change state; returns waitpid's status or -1.
-int wait_child(pid_t pid, int flags, int timeout_ms) {
-  for (int waited = 0; waited < timeout_ms; waited += 10) {
-    int st = 0;
-    pid_t r = ::waitpid(pid, &st, flags | WNOHANG);
-    if (r == pid) return st;
-    if (r < 0) return -1;
-    sleep_ms(10);
-  }
-  return -1;
-}
-
 // Waits (bounded) until the own victim has exec'd and caught SIGTERM: /proc/<pid>/status SigCgt
 // has SIGTERM's bit (proc(5)). A fixed 50 ms was not enough under load: the probe then read the
 // pre-exec environment (the caller's canaries, not the victim's token) or killed the child with

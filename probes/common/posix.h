@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace breakout::probe {
@@ -30,6 +31,19 @@ inline void sleep_ms(std::int64_t ms) {
   timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000L};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
   }
+}
+
+// Waits (bounded, 10 ms ticks) for `pid` to change state; returns waitpid's status, or -1 when
+// it did not within `timeout_ms` or waitpid failed.
+inline int wait_child(pid_t pid, int flags, int timeout_ms) {
+  for (int waited = 0; waited < timeout_ms; waited += 10) {
+    int st = 0;
+    const pid_t r = ::waitpid(pid, &st, flags | WNOHANG);
+    if (r == pid) return st;
+    if (r < 0) return -1;
+    sleep_ms(10);
+  }
+  return -1;
 }
 
 // Writes all `n` bytes: retries short writes and EINTR, and waits (poll) when the

@@ -50,19 +50,23 @@ std::string stub_text(const std::string& name, const fs::path& bin, const fs::pa
          "exit 127\n";
 }
 
+fs::path stub_dir(const Scene& s) { return s.tree.roots().workspace / ".bin"; }
+fs::path marker(const Scene& s, const std::string& name) {
+  return s.io.target_path / ("hijacked-" + name + "-" + s.tag());
+}
+
 class PathHijack final : public Oracle {
  public:
   std::optional<Skip> prepare(Scene& s) override {
-    const fs::path bin = s.tree.roots().workspace / ".bin";
+    const fs::path bin = stub_dir(s);
     fs::create_directories(bin);
     fs::create_directories(s.io.target_path);  // the control's workspace directory; host targets exist
-    for (const char* name : kHelpers)
-      write_stub(bin / name, stub_text(name, bin, s.io.target_path / ("hijacked-" + std::string(name) + "-" + s.tag())));
+    for (const char* name : kHelpers) write_stub(bin / name, stub_text(name, bin, marker(s, name)));
     return std::nullopt;
   }
   // After compose(), which sets the attempt's own overrides: the caller's PATH, .bin first.
   std::optional<Skip> before_exec(Scene& s, SpawnSession*) override {
-    put_first_on_path(s, s.tree.roots().workspace / ".bin");
+    put_first_on_path(s, stub_dir(s));
     return std::nullopt;
   }
   Observation observe(Scene& s, const LaunchResult&) override {
@@ -70,7 +74,7 @@ class PathHijack final : public Oracle {
     nlohmann::json ran = nlohmann::json::array();
     for (const char* name : kHelpers) {
       std::error_code ec;
-      if (fs::exists(s.io.target_path / ("hijacked-" + std::string(name) + "-" + s.tag()), ec)) ran.push_back(name);
+      if (fs::exists(marker(s, name), ec)) ran.push_back(name);
     }
     o.evidence["stubs_that_ran_at_target"] = ran;  // read from the host, not from the probe
     return o;

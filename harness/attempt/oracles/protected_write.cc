@@ -57,18 +57,15 @@ constexpr std::array kCheckout = {
     Planted{"envrc", "# breakout\n"},
 };
 
-// The planted entry the target lies in, by its workspace-relative path; null for none.
+// The planted entry the target lies in (path_within, as the write rule reads deny_write; no
+// entry lies within another); null for none.
 const Planted* planted_at(const fs::path& workspace, const fs::path& target) {
-  const fs::path rel = target.lexically_relative(workspace);
-  const Planted* best = nullptr;
   for (const Planted& p : kCheckout) {
-    std::string entry = p.path;
-    if (entry.back() == '/') entry.pop_back();
-    const std::string r = rel.generic_string();
-    if (r == entry || r.rfind(entry + "/", 0) == 0)
-      if (!best || std::string(p.path).size() > std::string(best->path).size()) best = &p;
+    std::string_view rel = p.path;
+    if (rel.ends_with('/')) rel.remove_suffix(1);  // a directory entry
+    if (path_within(target, workspace / rel)) return &p;
   }
-  return best;
+  return nullptr;
 }
 
 void plant(const fs::path& workspace, const Planted& p) {
