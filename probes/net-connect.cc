@@ -34,6 +34,9 @@
 //             from the URL when it has one, CONNECT to the target, then the nonce line;
 //             socks_reply is the REP field (0 = succeeded)
 //   With no proxy variable set, every route connects directly, as curl does.
+// --spell FORM [--decoy HOST:PORT]: how the destination is written to the proxy (proxy_target.h
+//   spell_destination: decimal, octal, hex, mapped6; with an absolute URI and the decoy the proxy
+//   admits, host-header, uri-host, userinfo); a direct connect goes to the target as given.
 //
 // Result: ok=true when connect and send succeeded from inside (for UDP: at least
 // one datagram was sent); errno/errname of the failing step otherwise (resolve,
@@ -74,6 +77,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy | --route direct|connect|absolute|socks5]\n"
+    "       [--spell decimal|octal|hex|mapped6|host-header|uri-host|userinfo [--decoy HOST:PORT]]\n"
     "  SPEC: tcp:HOST:PORT | udp:HOST:PORT | unix:/path | unix:@abstract | env-unix:NAME | http[s]://HOST[:PORT]\n"
     "  HOST may be [v6-address]\n"
     "  --witness PATH: also leave the report line at PATH (the harness's in-run witness)\n";
@@ -214,7 +218,8 @@ Connected connect_unix(const std::string& path) {
 
 // SOCKS5 through `fd` (connected to the proxy): greeting, optional RFC 1929 login, CONNECT.
 // 0 when the tunnel stands; otherwise the errno for the report, with the step in *step.
-int socks5_handshake(int fd, const ProxyChoice& proxy, const NetTarget& target, ProbeReport& r, std::string* step) {
+int socks5_handshake(int fd, const ProxyChoice& proxy, const NetTarget& target, const ProxyAsk& ask, ProbeReport& r,
+                     std::string* step) {
   auto exchange = [&](const std::string& out, std::size_t want, std::string* in) {
     if (int e = write_all(fd, out.data(), out.size())) return e;
     *in = read_for(fd, 2000, want, false);
@@ -234,7 +239,7 @@ int socks5_handshake(int fd, const ProxyChoice& proxy, const NetTarget& target, 
     return EPROTO;
   }
   *step = "socks-connect";
-  const std::string request = socks5_connect(target);
+  const std::string request = socks5_connect(ask.socks_host, target.port);
   if (request.empty()) return EINVAL;
   if (int e = exchange(request, 10, &in)) return e;
   const int rep = socks5_reply_code(in);
@@ -247,7 +252,7 @@ int socks5_handshake(int fd, const ProxyChoice& proxy, const NetTarget& target, 
 int main(int argc, char** argv) {
   Args args(argc, argv, kUsage,
             {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}, {"route", Args::kValue},
-             {"witness", Args::kValue}});
+             {"witness", Args::kValue}, {"spell", Args::kValue}, {"decoy", Args::kValue}});
   const std::string spec = args.require("target");
   const std::string nonce = args.require("nonce");
   const std::string route = args.has("route") ? *args.get("route") : args.has("via-proxy") ? "connect" : "direct";
@@ -261,6 +266,12 @@ int main(int argc, char** argv) {
   const std::string env_path = from_env ? env_nonempty(env_name.c_str()) : "";
   auto target = parse_net_target(from_env ? "unix:" + (env_path.empty() ? "-" : env_path) : spec);
   if (!target) args.usage_error("bad --target '" + spec + "'");
+  const std::string spelling = args.has("spell") ? *args.get("spell") : "";
+  const std::string decoy = args.has("decoy") ? *args.get("decoy") : "";
+  if (!spelling.empty() && route == "direct") args.usage_error("--spell needs a proxy route");
+  if (spelling_needs_absolute(spelling) && route != "absolute") args.usage_error("--spell " + spelling + " needs --route absolute");
+  const auto ask = spell_destination(*target, spelling, decoy);
+  if (!ask) args.usage_error("--spell '" + spelling + "' does not apply to --target '" + spec + "' (--decoy '" + decoy + "')");
   if (nonce.empty() || nonce.size() > 256) args.usage_error("--nonce must be 1..256 characters");
   for (char ch : nonce)
     if (ch <= ' ' || ch > '~') args.usage_error("--nonce must be printable ASCII without spaces");
@@ -308,8 +319,9 @@ int main(int argc, char** argv) {
       r.set("proxy_auth", "basic");
       r.set("proxy_credentials", masked_credentials(proxy));
     }
-    if (route == "absolute") payload = absolute_request(proxied, proxy, nonce);
-    else if (route == "connect") payload = connect_request(*target, proxy, nonce);  // the nonce after its 200
+    if (!spelling.empty()) r.set("spelled_as", route == "socks5" ? ask->socks_host : ask->authority);
+    if (route == "absolute") payload = absolute_request(*ask, proxy, nonce);
+    else if (route == "connect") payload = connect_request(*ask, proxy, nonce);  // the nonce after its 200
   }
 
   Connected c;
@@ -323,7 +335,7 @@ int main(int argc, char** argv) {
   if (!c.address.empty()) r.set("address", c.address);
   if (c.fd >= 0 && route == "socks5" && !proxy.var.empty()) {
     std::string step;
-    if (int e = socks5_handshake(c.fd, proxy, *target, r, &step)) {
+    if (int e = socks5_handshake(c.fd, proxy, *target, *ask, r, &step)) {
       ::close(c.fd);
       c.fd = -1;
       c.err = e;

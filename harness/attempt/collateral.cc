@@ -48,7 +48,12 @@ std::vector<std::string> denied_listeners_reached(const Execution& ex, const Att
   for (const std::string& name : ctx.listeners->received(io.nonce)) {
     if (name == own) continue;  // the class oracle judged that one
     const Target t{TargetKind::kEndpoint, "net:" + name, name};
-    if (expect(AttemptClass::kNetConnect, &t, *ex.policy, tree.roots()).value == Expected::kDenied) out.push_back(name);
+    // Judged by the route the attempt takes: a proxy-connect attempt's nonce may reach what its
+    // proxy admits (proxy.host-header names the allowed destination as a decoy); any other
+    // execution's only through a direct connect.
+    const AttemptClass route =
+        ex.attempt->klass == AttemptClass::kProxyConnect ? AttemptClass::kProxyConnect : AttemptClass::kNetConnect;
+    if (expect(route, &t, *ex.policy, tree.roots()).value == Expected::kDenied) out.push_back(name);
   }
   return out;
 }

@@ -61,7 +61,11 @@ std::map<std::string, std::string> placeholders(const Execution& ex, const Attem
 std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
                                     const RunContext& ctx) {
   if (is_fs_api(ex.attempt->klass)) return {kDriverFsProbe, io.target_spec};  // nothing runs: for the record
-  const auto vars = placeholders(ex, tree, io);
+  auto vars = placeholders(ex, tree, io);
+  // The destination network = "proxy" admits, for attempts that name it beside their target
+  // (proxy.host-header's decoy); "" when the run has none (those attempts skip on their target).
+  const auto allowed = proxy_destination(ctx, "proxy-allowed");
+  vars["{proxy_allowed}"] = allowed.empty() ? "" : allowed.front();
   std::vector<std::string> argv = {(ctx.probes_dir / ("breakout-probe-" + ex.attempt->probe)).string()};
   for (const auto& a : ex.attempt->args) argv.push_back(substitute_placeholders(a, vars));
   if (!io.witness.empty()) argv.insert(argv.end(), {"--witness", io.witness.string()});  // witness.h

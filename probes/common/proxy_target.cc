@@ -2,6 +2,8 @@
 #include "probes/common/proxy_target.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
 #include <vector>
@@ -180,8 +182,11 @@ ProxyChoice pick_socks_proxy(const NetTarget& t, EnvLookup env) {
 }
 
 std::string absolute_request(const NetTarget& t, const ProxyChoice& c, const std::string& nonce) {
-  const std::string authority = bracket(t.host) + ":" + t.port;
-  return "GET http://" + authority + "/breakout HTTP/1.1\r\nHost: " + authority + "\r\n" + auth_header(c) +
+  return absolute_request(*spell_destination(t, "", ""), c, nonce);
+}
+
+std::string absolute_request(const ProxyAsk& a, const ProxyChoice& c, const std::string& nonce) {
+  return "GET http://" + a.authority + "/breakout HTTP/1.1\r\nHost: " + a.host_header + "\r\n" + auth_header(c) +
          "X-Breakout: BREAKOUT-NONCE " + nonce + "\r\nConnection: close\r\n\r\n";
 }
 
@@ -221,18 +226,23 @@ std::string socks5_auth(const ProxyChoice& c) {
   return m + c.password;
 }
 
-std::string socks5_connect(const NetTarget& t) {
+std::string socks5_connect(const NetTarget& t) { return socks5_connect(t.host, t.port); }
+
+std::string socks5_connect(const std::string& host, const std::string& port_text) {
   std::string m("\x05\x01\x00", 3), v4;
-  if (ipv4_bytes(t.host, &v4)) {
+  if (ipv4_bytes(host, &v4)) {
     m += '\x01';
     m += v4;
+  } else if (host.rfind("::ffff:", 0) == 0 && ipv4_bytes(host.substr(7), &v4)) {
+    m += '\x04';
+    m += std::string(10, '\0') + "\xff\xff" + v4;
   } else {
-    if (t.host.size() > 255) return "";
+    if (host.size() > 255) return "";
     m += '\x03';
-    m += static_cast<char>(t.host.size());
-    m += t.host;
+    m += static_cast<char>(host.size());
+    m += host;
   }
-  const int port = std::atoi(t.port.c_str());
+  const int port = std::atoi(port_text.c_str());
   m += static_cast<char>((port >> 8) & 0xff);
   m += static_cast<char>(port & 0xff);
   return m;
@@ -257,9 +267,52 @@ std::string base64(const std::string& bytes) {
 }
 
 std::string connect_request(const NetTarget& t, const ProxyChoice& c, const std::string& nonce) {
-  const std::string authority = bracket(t.host) + ":" + t.port;
-  return "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n" + auth_header(c) +
+  return connect_request(*spell_destination(t, "", ""), c, nonce);
+}
+
+std::string connect_request(const ProxyAsk& a, const ProxyChoice& c, const std::string& nonce) {
+  return "CONNECT " + a.authority + " HTTP/1.1\r\nHost: " + a.host_header + "\r\n" + auth_header(c) +
          "X-Breakout-Nonce: " + nonce + "\r\n\r\n";
+}
+
+bool spelling_needs_absolute(const std::string& form) {
+  return form == "host-header" || form == "uri-host" || form == "userinfo";
+}
+
+std::optional<ProxyAsk> spell_destination(const NetTarget& t, const std::string& form, const std::string& decoy) {
+  const std::string plain = bracket(t.host) + ":" + t.port;
+  if (form.empty()) return ProxyAsk{plain, plain, t.host};
+  if (spelling_needs_absolute(form)) {
+    std::string host, port;
+    if (!split_host_port(decoy, &host, &port, nullptr)) return std::nullopt;
+    const std::string other = bracket(host) + ":" + port;
+    if (form == "host-header") return ProxyAsk{other, plain, t.host};
+    if (form == "uri-host") return ProxyAsk{plain, other, t.host};
+    return ProxyAsk{other + "@" + plain, plain, t.host};  // userinfo
+  }
+  std::string v4;
+  if (!ipv4_bytes(t.host, &v4)) return std::nullopt;
+  auto byte = [&](int i) { return static_cast<unsigned>(static_cast<unsigned char>(v4[static_cast<std::size_t>(i)])); };
+  const std::uint32_t number = (byte(0) << 24) | (byte(1) << 16) | (byte(2) << 8) | byte(3);
+  std::string host;
+  char buf[16];
+  if (form == "decimal") {
+    host = std::to_string(number);
+  } else if (form == "hex") {
+    std::snprintf(buf, sizeof buf, "0x%X", number);
+    host = buf;
+  } else if (form == "octal") {
+    for (int i = 0; i < 4; ++i) {
+      std::snprintf(buf, sizeof buf, "0%o", byte(i));
+      host += (i ? "." : "") + std::string(buf);
+    }
+  } else if (form == "mapped6") {
+    host = "::ffff:" + t.host;
+  } else {
+    return std::nullopt;
+  }
+  const std::string spelled = bracket(host) + ":" + t.port;
+  return ProxyAsk{spelled, spelled, host};
 }
 
 std::string masked_credentials(const ProxyChoice& c) {

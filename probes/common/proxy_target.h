@@ -61,12 +61,34 @@ ProxyChoice pick_socks_proxy(const NetTarget& t, EnvLookup env);
 // listener reads it; Proxy-Authorization as in connect_request.
 std::string absolute_request(const NetTarget& t, const ProxyChoice& c, const std::string& nonce);
 
+// What the proxy is told about the destination: by default the target as given; --spell FORM
+// writes it another way, for the parser differentials allowlisting proxies had (issue 21 item 1,
+// catalog section 10): the proxy's check and its connect must read the same destination.
+struct ProxyAsk {
+  std::string authority;    // CONNECT's request target and the absolute URI's authority (after http://)
+  std::string host_header;  // the Host header
+  std::string socks_host;   // SOCKS5's host field (socks5_connect: an IPv4 literal, ::ffff:v4 or a name)
+};
+// FORM: "" (as given); IPv4 literal spellings of the target's host, which inet_aton(3) and so
+// getaddrinfo(3) read as the same address: "decimal" (one 32-bit number), "octal" (0-prefixed
+// parts), "hex" (one 0x number), "mapped6" ([::ffff:a.b.c.d], RFC 4291 2.5.5.2); and for the
+// absolute URI, with `decoy` (HOST:PORT, the destination the proxy admits): "host-header" (the
+// URI names the decoy, Host the target), "uri-host" (the URI names the target, Host the decoy),
+// "userinfo" (http://DECOY@TARGET/: the decoy as the URI's userinfo, RFC 3986 3.2.1).
+// nullopt for an unknown form, a missing decoy, or an IP spelling of a host that is no IPv4 literal.
+std::optional<ProxyAsk> spell_destination(const NetTarget& t, const std::string& form, const std::string& decoy);
+// True for the forms only an absolute URI can carry (host-header, uri-host, userinfo).
+bool spelling_needs_absolute(const std::string& form);
+std::string absolute_request(const ProxyAsk& a, const ProxyChoice& c, const std::string& nonce);
+std::string connect_request(const ProxyAsk& a, const ProxyChoice& c, const std::string& nonce);
+
 // SOCKS5 messages: the greeting (no-auth, plus user/password RFC 1929 when `c` has credentials),
 // the RFC 1929 sub-negotiation ("" when user or password exceeds 255 bytes), and CONNECT to `t`
 // (an IPv4 literal as ATYP 1, anything else as a name, ATYP 3; "" for a name over 255 bytes).
 std::string socks5_greeting(const ProxyChoice& c);
 std::string socks5_auth(const ProxyChoice& c);
 std::string socks5_connect(const NetTarget& t);
+std::string socks5_connect(const std::string& host, const std::string& port);  // "::ffff:a.b.c.d" as ATYP 4
 // The REP field of a SOCKS5 reply (0 = succeeded), -1 when `reply` is no SOCKS5 reply.
 int socks5_reply_code(const std::string& reply);
 

@@ -8,6 +8,10 @@ the listener that received the nonce decides. Signed per spawner:
   proxy-poison-leaky-http   the same, but plain absolute-URI HTTP goes out unfiltered (the hole
                             reported against sandbox-runtime): that denial escapes too, and the
                             proxy-denied listener is the one that saw the nonce
+  proxy-poison-host-routed  plain HTTP checked by its URI, sent where its Host header says:
+                            proxy.host-header escapes (and the direct connects)
+  proxy-poison-host-checked plain HTTP checked by its Host header, sent where its URI says:
+                            proxy.uri-host escapes (and the direct connects)
   srt                       everything passes (its proxy holds, its namespace has no route out)
   bwrap, firejail, codex-linux, reference-driver: skipped with the declared reason
 """
@@ -29,6 +33,14 @@ DENIALS = {
     "proxy.direct" + P + "[net:proxy-allowed]",
     "proxy.direct" + P + "[net:proxy-denied]",
 }
+# The parser differentials (issue 21 item 1): the denied destination only, each borrowing the
+# control of its plain route.
+BORROWED = {"proxy.direct": "proxy.connect", "proxy.host-header": "proxy.absolute-uri",
+            "proxy.uri-host": "proxy.absolute-uri", "proxy.userinfo": "proxy.absolute-uri"}
+for form in ("decimal", "octal", "hex", "mapped6"):
+    for route in ("connect", "socks5"):
+        BORROWED[f"proxy.{route}-{form}"] = f"proxy.{route}"
+DENIALS |= {a + P + "[net:proxy-denied]" for a in BORROWED if a != "proxy.direct"}
 CONTROLS = {
     "proxy.connect" + P + "[net:proxy-allowed]",
     "proxy.absolute-uri" + P + "[net:proxy-allowed]",
@@ -39,7 +51,11 @@ DIRECT = {d for d in DENIALS if d.startswith("proxy.direct")}
 SIGNED = {
     "none": {"escapes": DENIALS},
     "proxy-poison-strict": {"escapes": DIRECT},
-    "proxy-poison-leaky-http": {"escapes": DIRECT | {"proxy.absolute-uri" + P + "[net:proxy-denied]"}},
+    # A URL parser routes http://ALLOWED@DENIED/ to DENIED, and the leaky proxy checks nothing.
+    "proxy-poison-leaky-http": {"escapes": DIRECT | {a + P + "[net:proxy-denied]" for a in (
+        "proxy.absolute-uri", "proxy.uri-host", "proxy.userinfo")}},
+    "proxy-poison-host-routed": {"escapes": DIRECT | {"proxy.host-header" + P + "[net:proxy-denied]"}},
+    "proxy-poison-host-checked": {"escapes": DIRECT | {"proxy.uri-host" + P + "[net:proxy-denied]"}},
     "srt": {"escapes": set()},
 }
 DECLARED = {
@@ -83,10 +99,10 @@ def test_the_suite_pairs_every_denial_with_a_proxied_control(proxy_run):
     for a in run.attempts:
         assert a["role"] == ("deny" if a["id"] in DENIALS else "allow"), a["id"]
         if a["role"] == "deny" and a["verdict"] != "skip":
-            # Each route's control is its own allowed destination; the direct connects borrow
-            # the CONNECT attempt's (controls_from), and share its group.
+            # Each route's control is its own allowed destination; the direct connects and the
+            # spellings borrow their plain route's (controls_from), and share its group.
             attempt = a["id"].split("@")[0]
-            owner = "proxy.connect" if attempt == "proxy.direct" else attempt
+            owner = BORROWED.get(attempt, attempt)
             assert a["controls"] == [owner + P + "[net:proxy-allowed]"], a
             assert a["group"] == owner + P, a
 
@@ -114,3 +130,17 @@ def test_the_listener_that_saw_the_nonce_is_the_evidence(proxy_run):
             assert target in seen, a
         else:
             assert target not in seen, a
+
+
+def test_the_decoy_reached_the_allowed_listener_and_is_not_charged(proxy_run):
+    # proxy.host-header names the allowed destination in its URI: a proxy that routes by the URI
+    # (as RFC 9112 says) delivers the nonce there. That is a pass, and it shows the probe's
+    # request went through; the nonce at the denied listener would have been the escape.
+    spawner, run = proxy_run
+    if spawner in DECLARED or spawner == "none":
+        pytest.skip(f"{spawner}: no proxy routes the decoy")
+    a = next(a for a in run.attempts if a["id"] == "proxy.host-header" + P + "[net:proxy-denied]")
+    # host-checked refuses it outright: its check reads the Host header, which names the denied one.
+    expected = {"proxy-poison-host-routed": {"proxy-denied"}, "proxy-poison-host-checked": set()}.get(
+        spawner, {"proxy-allowed"})
+    assert set(a["evidence"]["nonce_seen_by"]) == expected, a

@@ -1,5 +1,7 @@
 // network = "proxy": the expectation model, the suite's borrowed controls (controls_from), and the
 // probe's SOCKS5 and absolute-URI messages (probes/common/proxy_target.h).
+#include <arpa/inet.h>
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -155,4 +157,50 @@ TEST(ProxyProbe, AbsoluteUriCarriesTheNonceInAForwardedHeader) {
   EXPECT_NE(req.find("\r\nProxy-Authorization: Basic YTpi\r\n"), std::string::npos);
   EXPECT_NE(req.find("\r\nX-Breakout: BREAKOUT-NONCE 0123456789abcdef\r\n"), std::string::npos);
   EXPECT_EQ(req.substr(req.size() - 4), "\r\n\r\n");
+}
+
+// --spell (issue 21 item 1): each IPv4 spelling must be one inet_aton reads as the same address,
+// or a proxy that let it through would connect elsewhere and the attempt would test nothing.
+TEST(ProxyProbe, IpSpellingsNameTheSameAddress) {
+  using namespace breakout::probe;
+  const NetTarget t = *parse_net_target("tcp:198.18.7.2:40123");
+  for (const char* form : {"decimal", "octal", "hex"}) {
+    const auto a = spell_destination(t, form, "");
+    ASSERT_TRUE(a) << form;
+    const std::string host = a->socks_host;
+    EXPECT_NE(host, "198.18.7.2") << form;
+    in_addr got{}, want{};
+    ASSERT_EQ(::inet_aton(host.c_str(), &got), 1) << form << " " << host;
+    ::inet_aton("198.18.7.2", &want);
+    EXPECT_EQ(got.s_addr, want.s_addr) << form << " " << host;
+    EXPECT_EQ(a->authority, host + ":40123");
+    EXPECT_EQ(a->host_header, a->authority);
+  }
+  EXPECT_EQ(spell_destination(t, "decimal", "")->socks_host, "3323070210");
+  EXPECT_EQ(spell_destination(t, "octal", "")->socks_host, "0306.022.07.02");
+  EXPECT_EQ(spell_destination(t, "hex", "")->socks_host, "0xC6120702");
+  const auto mapped = spell_destination(t, "mapped6", "");
+  EXPECT_EQ(mapped->authority, "[::ffff:198.18.7.2]:40123");
+  // SOCKS5 carries it as an IPv6 address (ATYP 4), not as a name.
+  EXPECT_EQ(socks5_connect(mapped->socks_host, "40123"),
+            std::string("\x05\x01\x00\x04", 4) + std::string(10, '\0') + "\xff\xff\xc6\x12\x07\x02\x9c\xbb");
+  EXPECT_FALSE(spell_destination(*parse_net_target("tcp:allowed.test:443"), "hex", ""));
+  EXPECT_FALSE(spell_destination(t, "rot13", ""));
+}
+
+TEST(ProxyProbe, DecoySpellingsSplitTheUriFromTheHostHeader) {
+  using namespace breakout::probe;
+  NetTarget t = *parse_net_target("tcp:198.18.7.2:40123");
+  const auto host = spell_destination(t, "host-header", "198.18.7.2:40100");
+  ASSERT_TRUE(host);
+  ProxyChoice c;
+  const std::string req = absolute_request(*host, c, "N");
+  EXPECT_EQ(req.rfind("GET http://198.18.7.2:40100/breakout HTTP/1.1\r\nHost: 198.18.7.2:40123\r\n", 0), 0u) << req;
+  const auto uri = spell_destination(t, "uri-host", "198.18.7.2:40100");
+  EXPECT_EQ(uri->authority, "198.18.7.2:40123");
+  EXPECT_EQ(uri->host_header, "198.18.7.2:40100");
+  EXPECT_EQ(spell_destination(t, "userinfo", "198.18.7.2:40100")->authority, "198.18.7.2:40100@198.18.7.2:40123");
+  EXPECT_FALSE(spell_destination(t, "host-header", ""));  // no decoy: nothing to split
+  EXPECT_TRUE(spelling_needs_absolute("userinfo"));
+  EXPECT_FALSE(spelling_needs_absolute("hex"));
 }
