@@ -34,6 +34,8 @@
 //             from the URL when it has one, CONNECT to the target, then the nonce line;
 //             socks_reply is the REP field (0 = succeeded)
 //   With no proxy variable set, every route connects directly, as curl does.
+// --alias symlink|hardlink: for a path socket, connect through another name for it the probe
+//   makes in its cwd (removed after). Reported as alias and alias_path; step "alias".
 // --spell FORM [--decoy HOST:PORT]: how the destination is written to the proxy (proxy_target.h
 //   spell_destination: decimal, octal, hex, mapped6; with an absolute URI and the decoy the proxy
 //   admits, host-header, uri-host, userinfo); a direct connect goes to the target as given.
@@ -252,7 +254,8 @@ int socks5_handshake(int fd, const ProxyChoice& proxy, const NetTarget& target, 
 int main(int argc, char** argv) {
   Args args(argc, argv, kUsage,
             {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}, {"route", Args::kValue},
-             {"witness", Args::kValue}, {"spell", Args::kValue}, {"decoy", Args::kValue}});
+             {"witness", Args::kValue}, {"spell", Args::kValue}, {"decoy", Args::kValue},
+             {"alias", Args::kValue}});
   const std::string spec = args.require("target");
   const std::string nonce = args.require("nonce");
   const std::string route = args.has("route") ? *args.get("route") : args.has("via-proxy") ? "connect" : "direct";
@@ -325,7 +328,31 @@ int main(int argc, char** argv) {
   }
 
   Connected c;
-  if (target->proto == "unix") {
+  const std::string alias = args.has("alias") ? *args.get("alias") : "";
+  if (!alias.empty() && (target->proto != "unix" || target->path.empty() || target->path[0] != '/'))
+    args.usage_error("--alias needs a path socket target");
+  std::string via;   // the name connected to instead of the target's path
+  std::string made;  // a name the probe made for it, removed after the connect
+  if (!alias.empty()) {
+    r.set("alias", alias);
+    int rc = 0;
+    if (alias == "symlink" || alias == "hardlink") {
+      via = made = "alias-" + nonce.substr(0, 8);
+      rc = alias == "symlink" ? ::symlink(target->path.c_str(), made.c_str()) : ::link(target->path.c_str(), made.c_str());
+    } else {
+      args.usage_error("bad --alias '" + alias + "'");
+    }
+    r.set("alias_path", via);
+    if (rc != 0) {
+      r.fail("alias", errno);
+      r.emit();
+      return r.exit_code();
+    }
+  }
+  if (!via.empty()) {
+    c = connect_unix(via);
+    if (!made.empty()) ::unlink(made.c_str());
+  } else if (target->proto == "unix") {
     c = connect_unix(target->path);
   } else if (!proxy.var.empty()) {
     c = connect_inet(proxy.host, proxy.port, SOCK_STREAM);

@@ -60,6 +60,7 @@ constexpr OracleRow kOracles[] = {
     {C::kCwdWrite, oracles::cwd_write},
     {C::kPathHijack, oracles::path_hijack},
     {C::kFailOpen, oracles::fail_open},
+    {C::kNetInbound, oracles::inbound},
 };
 
 constexpr bool in_enum_order() {

@@ -95,6 +95,10 @@ constexpr ClassSpec kClasses[] = {
      .decided_by = PolicyField::kWritable, .expect = rules::path_hijack},
     {.klass = C::kFailOpen, .name = "fail-open", .probe = "fs-write", .targets = true,
      .decided_by = PolicyField::kWritable, .expect = rules::fail_open},
+    // Inbound is judged by the connect rule: the host's loopback reaches the sandbox's exactly
+    // when the sandbox's reaches the host's (one network namespace, or none between them).
+    {.klass = C::kNetInbound, .name = "net-inbound", .probe = "net-listen", .targets = true, .witness = true,
+     .decided_by = PolicyField::kNetwork, .expect = rules::connect},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

@@ -68,6 +68,8 @@ enum class AttemptClass {
   kPathHijack,     // stubs in workspace/.bin mark where they ran        -> snapshot diff, as fs-write
   // The spawner started where its enforcer cannot work (oracles/fail_open.cc):
   kFailOpen,       // a write outside when bwrap/firejail on PATH fail    -> snapshot diff, as fs-write
+  // A listener inside the sandbox (oracles/inbound.cc):
+  kNetInbound,     // listen, and wait for the host to connect in          -> the harness's own connect got the nonce
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);

@@ -31,11 +31,11 @@ def firejail_run(run_breakout):
 
 def test_none_every_deny_is_an_escape_with_outside_evidence(none_run):
     denies = [a for a in none_run.attempts if a["role"] == "deny"]
-    assert {a["class"] for a in denies} == {"net-connect", "fd-leak"}
+    assert {a["class"] for a in denies} == {"net-connect", "fd-leak", "net-inbound"}
     bad = [a for a in denies if a["verdict"] != "escape"]
     assert not bad, none_run.explain(bad)
     for a in denies:
-        if a["class"] == "net-connect":
+        if a["class"] in ("net-connect", "net-inbound"):
             assert a["evidence"]["nonce_received"] is True, a["id"]
         else:
             assert a["evidence"]["changes_outside_writable_roots"], a["id"]
@@ -114,3 +114,47 @@ def test_ssh_agent_withheld_with_its_variable(none_run, bwrap_run, firejail_run)
             assert a["verdict"] == "pass" and a["evidence"]["nonce_received"] is False, a["reason"]
             assert a["probe_report"]["env_unset"] is True
             assert v[("ipc.ssh-agent", policy, "net:unix-workspace")]["verdict"] == "pass"
+
+
+def test_inbound_listener_follows_the_network_namespace(none_run, bwrap_run, firejail_run):
+    # ipc.inbound: the probe listens on loopback inside the sandbox and the harness connects from
+    # the host. Without a sandbox that is the host's loopback (escape under network none); a new
+    # network namespace has its own loopback, so the harness's connect is refused; with network
+    # full it is shared, which the policy allows. The workspace path socket is the control: the
+    # harness connected into it from outside in every run.
+    v = verdicts(none_run)
+    for target in ("net:tcp4-loopback", "net:tcp6-loopback"):
+        a = v[("ipc.inbound", "workspace-write", target)]
+        assert a["verdict"] == "escape" and a["evidence"]["nonce_received"] is True, a["reason"]
+    for run in (bwrap_run, firejail_run):
+        v = verdicts(run)
+        for target in ("net:tcp4-loopback", "net:tcp6-loopback"):
+            a = v[("ipc.inbound", "workspace-write", target)]
+            # The probe did listen and say where (dialled), and the host's connect found nothing there.
+            assert a["verdict"] == "pass" and a["evidence"]["dialled"] is True, a["reason"]
+            assert a["evidence"]["connected"] is False, a["evidence"]
+            shared = v[("ipc.inbound", "network-full", target)]
+            assert shared["verdict"] == "pass" and shared["evidence"]["nonce_received"] is True, shared["reason"]
+        for policy in ("workspace-write", "network-full"):
+            control = v[("ipc.inbound", policy, "net:unix-workspace")]
+            assert control["verdict"] == "pass" and control["evidence"]["nonce_received"] is True, control["reason"]
+
+
+def test_socket_aliases(none_run, bwrap_run, firejail_run):
+    # The host socket under a name the probe makes in the workspace. A symlink resolves in the
+    # sandbox's own mount namespace: it reaches exactly what ipc.unix-outside reaches (escape
+    # under both shipped profiles, as above). A hard link needs the same mount: the workspace is
+    # its own bind under both, so link(2) fails with EXDEV; without a sandbox it works.
+    for policy in ("workspace-write", "network-full"):
+        for alias in ("symlink", "hardlink"):
+            a = verdicts(none_run)[(f"ipc.unix-alias.{alias}", policy, "net:unix-outside")]
+            assert a["verdict"] == "escape" and a["evidence"]["nonce_received"] is True, a["reason"]
+        for run in (bwrap_run, firejail_run):
+            v = verdicts(run)
+            a = v[("ipc.unix-alias.symlink", policy, "net:unix-outside")]
+            assert a["verdict"] == "escape" and a["evidence"]["nonce_received"] is True, a["reason"]
+            a = v[("ipc.unix-alias.hardlink", policy, "net:unix-outside")]
+            assert a["verdict"] == "pass" and a["probe_report"]["errname"] == "EXDEV", a["reason"]
+            for alias in ("symlink", "hardlink"):
+                control = v[(f"ipc.unix-alias.{alias}", policy, "net:unix-workspace")]
+                assert control["verdict"] == "pass" and control["evidence"]["nonce_received"] is True, control["reason"]
