@@ -45,6 +45,12 @@ fi
 if ! npm ls --prefix spawners/tools --depth=0 >/dev/null 2>&1; then
   npm ci --prefix spawners/tools --no-audit --no-fund --loglevel=error >/dev/null
 fi
+# The SQLite amalgamation the mingw-w64 build compiles for the history (third_party/sqlite/package.json,
+# pinned by its lock; docs/dependencies.md). --ignore-scripts: better-sqlite3's node addon is never built,
+# only its deps/sqlite3/sqlite3.{c,h} are used.
+if ! npm ls --prefix third_party/sqlite --depth=0 >/dev/null 2>&1; then
+  npm ci --prefix third_party/sqlite --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
+fi
 # Two earlier published releases of srt (19 MB each) for `--spawner srt@VERSION` and ci/releases.sh;
 # Codex's (about 100 MB each) are installed by ci/releases.sh --codex only.
 for release in spawners/releases/srt-*/; do

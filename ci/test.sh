@@ -15,6 +15,8 @@ cmake --preset mingw >/dev/null
 cmake --build --preset mingw -j "$(nproc)"
 echo "mingw build ok: $(ls build-mingw/bin/*.exe | wc -l) Windows executables"
 bash ci/wine-smoke.sh
+echo "== breakout bench --spawner none under Wine (short smoke: breakout.bench/1, raw/none/pipe rows, history) =="
+bash ci/wine-bench.sh
 echo "== breakout run --spawner none under Wine (the windows suite, judged from results.json) =="
 bash ci/wine-run.sh
 echo "== Windows platform-layer unit tests under Wine (GoogleTest) =="

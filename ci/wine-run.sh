@@ -126,9 +126,17 @@ for a in $need_unavailable; do
   (( rows > 0 && ok == rows )) || { jq -r --arg a "$a" '.attempts[] | select(.attempt == $a) | "\(.id) \(.verdict): \(.reason) [task: \(.evidence.scheduled_task_after_judging)]"' "$res" >&2
                                     fail "$a: $ok of $rows executions were the expected skip with the task gone"; }
 done
+# The run is in the history at the default Windows location: %LOCALAPPDATA%\breakout\history.sqlite of
+# the throw-away prefix's user (removed with the prefix; the real HOME is never written), and
+# `breakout.exe history` lists it with its counts. A second run (the 1359 retry above) is listed too.
+run_id=$(jq -r .run.id "$res")
+db=$(find "$WINEPREFIX/drive_c/users" -path '*/AppData/Local/breakout/history.sqlite' -print -quit)
+[[ -n $db ]] || { grep -a 'History' "$out/stdout" >&2; fail "no history.sqlite under the prefix's %LOCALAPPDATA%\\breakout"; }
+listed=$("$WINE" "$bin/breakout.exe" history 2>&1) || { echo "$listed" >&2; fail "breakout.exe history failed"; }
+grep -q "^$run_id  *none  *windows " <<<"$listed" || { echo "$listed" >&2; fail "run $run_id is not listed by breakout.exe history"; }
 # The log says what was skipped and why, per reason.
 jq -r '[.attempts[] | select(.verdict == "skip") | .reason] | group_by(.) | map("  skip x\(length): \(.[0])") | .[]' "$res"
 [[ -z ${BREAKOUT_WINE_RUN_KEEP:-} ]] || cp "$res" "$BREAKOUT_WINE_RUN_KEEP"
 summary=$(jq -r '[.attempts[].verdict] | group_by(.) | map("\(.[0])=\(length)") | join(" ")' "$res")
 classes=$(jq -r '[.attempts[] | select(.verdict != "skip") | .class] | unique | join(" ")' "$res")
-echo "wine run: ok after $secs s: $ran executions ran ($summary); classes: $classes"
+echo "wine run: ok after $secs s: $ran executions ran ($summary); classes: $classes; run $run_id in the history"

@@ -5,6 +5,7 @@
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
+#include "harness/platform/os.h"
 #include "harness/platform/process.h"
 
 namespace breakout::bench {
@@ -38,10 +39,10 @@ SpawnRequest BenchTree::request(std::vector<std::string> probe_argv) const {
   r.resolved = resolve(policy_, r.roots);
   r.probe_argv = std::move(probe_argv);
   r.cwd = r.roots.workspace.string();
-  // The caller environment of an attempt (attempt/run_attempt.cc), without canary tokens.
-  r.caller_env = {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
-                  {"HOME", r.roots.home.string()},
-                  {"LANG", "C.UTF-8"}};
+  // The caller environment of an attempt (attempt/scene.cc), without canary tokens: the platform's
+  // PATH and home variables (on Windows also USERPROFILE and SystemRoot).
+  r.caller_env = caller_base_env(r.roots.home);
+  r.caller_env["LANG"] = "C.UTF-8";
   return r;
 }
 

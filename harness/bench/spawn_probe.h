@@ -94,8 +94,9 @@ class SessionBootTarget final : public Target {
 };
 
 // The physical floor: the same argv, env and cwd as the `none` spawner's plan,
-// started with posix_spawn (glibc: clone(CLONE_VM|CLONE_VFORK) + execve),
-// stdio on /dev/null, waitpid. No pipes, no event loop, no harness.
+// started with posix_spawn (glibc: clone(CLONE_VM|CLONE_VFORK) + execve), stdio
+// on /dev/null, waitpid; on Windows CreateProcessW, stdio on NUL,
+// WaitForSingleObject. No pipes, no event loop, no job, no harness.
 class RawTarget final : public Target {
  public:
   RawTarget(std::vector<std::string> argv, std::vector<std::string> env, std::string cwd);

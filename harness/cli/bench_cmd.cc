@@ -104,9 +104,10 @@ Policy load_bench_policy(const std::string& spec, const fs::path& scenarios) {
   return load_policy_file(p);
 }
 
+// Without ".exe" on Windows too: the launchers append it (platform/win/launch.h resolve_program).
 fs::path probe_path(const fs::path& probes, const std::string& name) {
   const fs::path p = probes / ("breakout-probe-" + name);
-  check(fs::exists(p), "probe not built: " + p.string());
+  check(fs::exists(p) || fs::exists(fs::path(p) += ".exe"), "probe not built: " + p.string());
   return p;
 }
 
@@ -346,7 +347,7 @@ std::optional<int> diff_bench_runs(const std::vector<std::string>& runs, const s
 }
 
 void add_bench_to_report(ReportInput& in, const std::string& spec, const HistoryOptions& history) {
-  [[maybe_unused]] const std::string& spawner = in.results.info.spawner;  // used only with the history (not in the mingw build)
+  [[maybe_unused]] const std::string& spawner = in.results.info.spawner;  // used only with the history (BREAKOUT_HAVE_HISTORY)
   if (!spec.empty()) {
     auto doc = find_bench_run(spec, history);
     if (!doc) throw Error("report --bench: '" + spec + "' is neither a breakout.bench/1 file nor a bench run id in the history");

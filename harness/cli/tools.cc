@@ -50,7 +50,7 @@ struct ToolCommands {
 void add_history_options(CLI::App* cmd, HistoryOptions& options) {
   cmd->add_option("--history", options.path,
                   "history database (default $XDG_STATE_HOME/breakout/history.sqlite, else "
-                  "~/.local/state/breakout/history.sqlite)");
+                  "~/.local/state/breakout/history.sqlite; on Windows %LOCALAPPDATA%\\breakout\\history.sqlite)");
   cmd->add_flag("--no-history", options.off, "do not record this run in the history database");
 }
 

@@ -2,7 +2,6 @@
 #include "harness/history/history.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -36,13 +35,6 @@ CREATE INDEX IF NOT EXISTS executions_by_id ON executions(exec_id);
 )sql";
 
 }  // namespace
-
-fs::path default_history_path() {
-  if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) return fs::path(x) / "breakout" / "history.sqlite";
-  const char* home = std::getenv("HOME");
-  if (!home || !*home) throw Error("history: neither XDG_STATE_HOME nor HOME is set (use --history or --no-history)");
-  return fs::path(home) / ".local" / "state" / "breakout" / "history.sqlite";
-}
 
 History::History(const fs::path& path) : db_(path) {
   db_.exec(kSchema);

@@ -12,7 +12,8 @@
 
 namespace breakout {
 
-// $XDG_STATE_HOME/breakout/history.sqlite, else ~/.local/state/breakout/history.sqlite.
+// The platform's default file (history/posix, history/win default_path.cc): $XDG_STATE_HOME/breakout/history.sqlite,
+// else ~/.local/state/breakout/history.sqlite; on Windows %LOCALAPPDATA%\breakout\history.sqlite.
 std::filesystem::path default_history_path();
 
 struct HistoryRun {

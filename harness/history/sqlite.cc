@@ -3,11 +3,26 @@
 
 #include <sqlite3.h>
 
+#include <type_traits>
+
 #include "harness/core/error.h"
+#include "harness/core/wtf8.h"
 
 namespace breakout::sql {
 
 namespace {
+
+// sqlite3_open_v2 takes the file name in UTF-8 (https://www.sqlite.org/c3ref/open.html); a Windows
+// fs::path is UTF-16, turned into WTF-8 (core/wtf8.h) as everywhere else in the harness.
+template <class Native>
+std::string utf8_name(const Native& native) {
+  if constexpr (std::is_same_v<typename Native::value_type, char>) {
+    return native;
+  } else {
+    static_assert(sizeof(typename Native::value_type) == sizeof(char16_t));
+    return wtf8_from_utf16(std::u16string_view(reinterpret_cast<const char16_t*>(native.data()), native.size()));
+  }
+}
 
 [[noreturn]] void fail(sqlite3* db, const std::string& step) {
   throw Error("history: " + step + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
@@ -17,10 +32,11 @@ namespace {
 
 Db::Db(const std::filesystem::path& path) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  const std::string name = utf8_name(path.native());
+  if (sqlite3_open_v2(name.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
     const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
-    throw Error("history: cannot open " + path.string() + ": " + why);
+    throw Error("history: cannot open " + name + ": " + why);
   }
   // Two runs finishing at once (parallel CI jobs on one host) wait instead of failing.
   sqlite3_busy_timeout(db_, 5000);

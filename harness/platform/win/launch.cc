@@ -14,10 +14,8 @@ namespace breakout::win {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// "NAME=value" -> entries; a Windows name may start with '=' ("=C:", the per-drive
-// current directories), so the name ends at the first '=' after its first character.
+// A Windows name may start with '=' ("=C:", the per-drive current directories), so the
+// name ends at the first '=' after its first character.
 env_block::Entries split_env(const std::vector<std::string>& env) {
   env_block::Entries out;
   for (const std::string& kv : env) {
@@ -27,6 +25,8 @@ env_block::Entries split_env(const std::vector<std::string>& env) {
   }
   return out;
 }
+
+namespace {
 
 bool is_file(const fs::path& p) {
   std::error_code ec;

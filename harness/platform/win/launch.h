@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/env_block.h"
 #include "harness/platform/process.h"
 #include "harness/platform/win/job.h"
 #include "harness/platform/win/unique_handle.h"
@@ -31,6 +32,9 @@ struct Child {
 // a process created before the failure is terminated first.
 Child launch_in_job(const LaunchSpec& spec, const JobObject& job, HANDLE in, HANDLE out, HANDLE err,
                     const std::vector<HANDLE>& extra_inherit = {});
+
+// "NAME=value" strings (LaunchSpec::env) as entries for env_block::encode_windows; throws Error("bad-env-entry", "...").
+env_block::Entries split_env(const std::vector<std::string>& env);
 
 // argv[0] as CreateProcessW's lpApplicationName: a path is used as given (".exe"
 // appended when it names no file); a bare name is searched on PATH from
