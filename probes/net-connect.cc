@@ -80,6 +80,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy | --route direct|connect|absolute|socks5]\n"
     "       [--spell decimal|octal|hex|mapped6|host-header|uri-host|userinfo [--decoy HOST:PORT]]\n"
+    "       [--alias symlink|hardlink]   (path socket targets)\n"
     "  SPEC: tcp:HOST:PORT | udp:HOST:PORT | unix:/path | unix:@abstract | env-unix:NAME | http[s]://HOST[:PORT]\n"
     "  HOST may be [v6-address]\n"
     "  --witness PATH: also leave the report line at PATH (the harness's in-run witness)\n";
@@ -275,6 +276,10 @@ int main(int argc, char** argv) {
   if (spelling_needs_absolute(spelling) && route != "absolute") args.usage_error("--spell " + spelling + " needs --route absolute");
   const auto ask = spell_destination(*target, spelling, decoy);
   if (!ask) args.usage_error("--spell '" + spelling + "' does not apply to --target '" + spec + "' (--decoy '" + decoy + "')");
+  const std::string alias = args.has("alias") ? *args.get("alias") : "";
+  if (!alias.empty() && alias != "symlink" && alias != "hardlink") args.usage_error("bad --alias '" + alias + "'");
+  if (!alias.empty() && (target->proto != "unix" || target->path.empty() || target->path[0] != '/'))
+    args.usage_error("--alias needs a path socket target");
   if (nonce.empty() || nonce.size() > 256) args.usage_error("--nonce must be 1..256 characters");
   for (char ch : nonce)
     if (ch <= ' ' || ch > '~') args.usage_error("--nonce must be printable ASCII without spaces");
@@ -328,30 +333,22 @@ int main(int argc, char** argv) {
   }
 
   Connected c;
-  const std::string alias = args.has("alias") ? *args.get("alias") : "";
-  if (!alias.empty() && (target->proto != "unix" || target->path.empty() || target->path[0] != '/'))
-    args.usage_error("--alias needs a path socket target");
-  std::string via;   // the name connected to instead of the target's path
-  std::string made;  // a name the probe made for it, removed after the connect
+  std::string alias_name;  // the second name the probe made for the socket, removed after the connect
   if (!alias.empty()) {
     r.set("alias", alias);
-    int rc = 0;
-    if (alias == "symlink" || alias == "hardlink") {
-      via = made = "alias-" + nonce.substr(0, 8);
-      rc = alias == "symlink" ? ::symlink(target->path.c_str(), made.c_str()) : ::link(target->path.c_str(), made.c_str());
-    } else {
-      args.usage_error("bad --alias '" + alias + "'");
-    }
-    r.set("alias_path", via);
+    alias_name = "alias-" + nonce.substr(0, 8);
+    r.set("alias_path", alias_name);
+    const int rc = alias == "symlink" ? ::symlink(target->path.c_str(), alias_name.c_str())
+                                      : ::link(target->path.c_str(), alias_name.c_str());
     if (rc != 0) {
       r.fail("alias", errno);
       r.emit();
       return r.exit_code();
     }
   }
-  if (!via.empty()) {
-    c = connect_unix(via);
-    if (!made.empty()) ::unlink(made.c_str());
+  if (!alias_name.empty()) {
+    c = connect_unix(alias_name);
+    ::unlink(alias_name.c_str());
   } else if (target->proto == "unix") {
     c = connect_unix(target->path);
   } else if (!proxy.var.empty()) {
