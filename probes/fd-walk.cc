@@ -1,26 +1,33 @@
-// breakout-probe-fd-walk: writes through every directory fd it inherited (catalog §5, leaked descriptors).
+// breakout-probe-fd-walk: tries every fd it inherited beyond 0-2 (catalog §5, leaked descriptors;
+// issue 21 item 10), whoever leaked it: the caller, the spawner or a driver.
 //
-//   breakout-probe-fd-walk --name NAME
+//   breakout-probe-fd-walk --name NAME [--nonce NONCE]
 //
-// Walks /proc/self/fd (bounded: the first 256 entries). For every fd >= 3 that
-// is a directory it tries, in order:
-//   openat   openat(fd, "breakout-fd-NAME", O_CREAT|O_EXCL|O_WRONLY) and a write
-//   fchdir   fchdir(fd), then open("breakout-fdcwd-NAME", O_CREAT|O_EXCL|O_WRONLY)
-//            relative to it, and a write (the cwd is restored afterwards)
-// Before the walk it creates "breakout-cwd-NAME" in its cwd (field "cwd_write"):
-// the control's evidence that the probe ran and could write where the policy
-// allows, even when the sandbox closed every leaked fd (firejail does).
-// A directory fd opened outside the sandbox keeps the mount it was opened on:
-// a read-only bind mount over the same path inside does not apply to it
+// Walks /proc/self/fd (bounded: the first 256 entries). For every fd >= 3:
+//   directory  openat(fd, "breakout-fd-NAME", O_CREAT|O_EXCL|O_WRONLY) and a write, then
+//              fchdir(fd) and open("breakout-fdcwd-NAME", ...) relative to it (the cwd is
+//              restored afterwards)
+//   file       (a regular file; only with --nonce) one line "breakout fd-walk TOKEN" appended
+//              with pwrite at the file's end (the leaker's offset is left alone); an fd opened
+//              read-only is first re-opened for append through /proc/self/fd/N, the way a
+//              path-based check is sidestepped (Landlock selftests, proc_unlinked_file)
+//   socket, pipe, other  listed (kind, path) and left alone: what a write into someone
+//              else's stream would do cannot be seen from outside
+// TOKEN = keyed_sha256_hex("breakout fd-walk", NONCE): the harness looks for it in the host
+// file each fd names. It is not the nonce itself, which is on this probe's command line and so
+// in any log a spawner keeps of it; only a write through the fd puts the token in a file.
+// Before the walk it creates "breakout-cwd-NAME" in its cwd (field "cwd_write"): the control's
+// evidence that the probe ran and could write where the policy allows, even when the sandbox
+// closed every leaked fd (firejail does). A directory fd opened outside the sandbox keeps the
+// mount it was opened on: a read-only bind mount over the same path inside does not apply to it
 // (open(2), openat(2): the fd's own path and mount, not a new lookup from /).
-// NAME: [A-Za-z0-9_-], 1..64 characters.
+// NAME: [A-Za-z0-9_-], 1..64 characters; NONCE: [A-Za-z0-9], 8..64.
 //
-// Result: ok=true when at least one write through a directory fd went through,
-// as seen from inside.
-// Fields: "fds" (one object per directory fd: fd, path from readlink, openat,
-// fchdir: "ok" or an errno name), "dir_fds" (how many). The verdict comes from
-// the harness's snapshot of the host, never from this.
-// Exit: 0 ok, 1 nothing written (or no directory fd), 64 usage error.
+// Result: ok=true when at least one write through an inherited fd went through, as seen from
+// inside. Fields: "fds" (one object per fd: fd, kind, path from readlink, and per kind openat,
+// fchdir or write: "ok" or an errno name), "dir_fds", "file_fds", "writes". The verdict comes
+// from the harness's look at the host, never from this.
+// Exit: 0 ok, 1 nothing written (or nothing inherited), 64 usage error.
 //
 // POSIX only (Linux).
 #include <cctype>
@@ -34,6 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/core/sha256.h"
 #include "probes/common/args.h"
 #include "probes/common/posix.h"
 #include "probes/common/report.h"
@@ -42,7 +50,7 @@ using namespace breakout::probe;
 
 namespace {
 
-constexpr char kUsage[] = "usage: breakout-probe-fd-walk --name NAME\n";
+constexpr char kUsage[] = "usage: breakout-probe-fd-walk --name NAME [--nonce NONCE]\n";
 constexpr int kMaxEntries = 256;
 const char kLine[] = "breakout fd-leak\n";
 int g_last_errno = 0;  // of the last failing step, for the report
@@ -59,6 +67,30 @@ std::string create_at(int dirfd, const std::string& name) {
   const int e = write_all(fd, kLine, sizeof kLine - 1);
   ::close(fd);
   return e == 0 ? "ok" : failed(e);
+}
+
+// Appends `line` to the regular file open at `fd` without moving its offset; a read-only fd is
+// re-opened for append through its /proc/self/fd magic link first. "ok" or an errno name.
+std::string append_through(int fd, const std::string& line, bool* reopened) {
+  int wfd = fd;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0) return failed(errno);
+  if ((flags & O_ACCMODE) == O_RDONLY) {
+    wfd = ::open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+    if (wfd < 0) return failed(errno);
+    *reopened = true;
+  }
+  std::string result = "ok";
+  struct stat st {};
+  if (::fstat(wfd, &st) != 0) {
+    result = failed(errno);
+  } else {
+    const ssize_t w = ::pwrite(wfd, line.data(), line.size(), st.st_size);
+    if (w < 0) result = failed(errno);
+    else if (static_cast<std::size_t>(w) != line.size()) result = failed(EIO);
+  }
+  if (wfd != fd) ::close(wfd);
+  return result;
 }
 
 std::vector<int> open_fds() {
@@ -78,48 +110,74 @@ std::vector<int> open_fds() {
   return fds;
 }
 
+const char* kind_of(const struct stat& st) {
+  if (S_ISDIR(st.st_mode)) return "dir";
+  if (S_ISREG(st.st_mode)) return "file";
+  if (S_ISSOCK(st.st_mode)) return "socket";
+  if (S_ISFIFO(st.st_mode)) return "pipe";
+  return "other";
+}
+
+bool valid_word(const std::string& s, std::size_t lo, std::size_t hi, bool dash) {
+  if (s.size() < lo || s.size() > hi) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || (dash && (c == '_' || c == '-')))) return false;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args args(argc, argv, kUsage, {{"name", Args::kValue}});
+  Args args(argc, argv, kUsage, {{"name", Args::kValue}, {"nonce", Args::kValue}});
   const std::string name = args.require("name");
-  if (name.empty() || name.size() > 64) args.usage_error("--name must be 1..64 characters");
-  for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
-      args.usage_error("--name uses [A-Za-z0-9_-] only");
+  if (!valid_word(name, 1, 64, true)) args.usage_error("--name must be 1..64 characters of [A-Za-z0-9_-]");
+  const std::optional<std::string> nonce = args.get("nonce");
+  if (nonce && !valid_word(*nonce, 8, 64, false)) args.usage_error("--nonce must be 8..64 characters of [A-Za-z0-9]");
+  const std::string line = nonce ? "breakout fd-walk " + breakout::keyed_sha256_hex("breakout fd-walk", *nonce) + "\n" : "";
 
   ProbeReport r("fd-walk");
   r.set("cwd_write", create_at(AT_FDCWD, "breakout-cwd-" + name));
   g_last_errno = 0;
   const int cwd = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   JsonArray list;
-  int dir_fds = 0, written = 0;
+  int dir_fds = 0, file_fds = 0, written = 0;
   for (int fd : open_fds()) {
     struct stat st {};
-    if (fd == cwd || ::fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-    ++dir_fds;
+    if (fd == cwd || ::fstat(fd, &st) != 0) continue;
     char link[4096];
-    const std::string proc = "/proc/self/fd/" + std::to_string(fd);
-    const ssize_t n = ::readlink(proc.c_str(), link, sizeof link - 1);
+    const ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), link, sizeof link - 1);
     JsonObject o;
     o.set("fd", fd);
+    o.set("kind", kind_of(st));
     o.set("path", n > 0 ? std::string(link, static_cast<std::size_t>(n)) : std::string("?"));
-    const std::string via_openat = create_at(fd, "breakout-fd-" + name);
-    o.set("openat", via_openat);
-    std::string via_fchdir = "skipped (no cwd fd to return to)";
-    if (cwd >= 0) {
-      via_fchdir = ::fchdir(fd) == 0 ? create_at(AT_FDCWD, "breakout-fdcwd-" + name) : failed(errno);
-      if (::fchdir(cwd) != 0) via_fchdir += " (cwd not restored)";
+    if (S_ISDIR(st.st_mode)) {
+      ++dir_fds;
+      const std::string via_openat = create_at(fd, "breakout-fd-" + name);
+      o.set("openat", via_openat);
+      std::string via_fchdir = "skipped (no cwd fd to return to)";
+      if (cwd >= 0) {
+        via_fchdir = ::fchdir(fd) == 0 ? create_at(AT_FDCWD, "breakout-fdcwd-" + name) : failed(errno);
+        if (::fchdir(cwd) != 0) via_fchdir += " (cwd not restored)";
+      }
+      o.set("fchdir", via_fchdir);
+      written += (via_openat == "ok") + (via_fchdir == "ok");
+    } else if (S_ISREG(st.st_mode) && nonce) {
+      ++file_fds;
+      bool reopened = false;
+      const std::string via_write = append_through(fd, line, &reopened);
+      o.set("write", via_write);
+      o.set("reopened", reopened);
+      written += via_write == "ok";
     }
-    o.set("fchdir", via_fchdir);
-    written += (via_openat == "ok") + (via_fchdir == "ok");
     list.add_raw(o.str());
   }
   r.set_raw("fds", list.str());
   r.set("dir_fds", dir_fds);
+  r.set("file_fds", file_fds);
   r.set("writes", written);
   if (written > 0) r.succeed();
-  else r.fail(dir_fds == 0 ? "walk (no inherited directory fd)" : "write", dir_fds == 0 ? EBADF : g_last_errno);
+  else r.fail(dir_fds + file_fds == 0 ? "walk (no inherited directory or file fd)" : "write",
+              dir_fds + file_fds == 0 ? EBADF : g_last_errno);
   r.emit();
   return r.exit_code();
 }

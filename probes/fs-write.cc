@@ -25,6 +25,12 @@
 // locked (mount_namespaces(7)) and must stay read-only. Fields "userns" and "remount" ("ok" or
 // an errno name), "remount_at". The op runs whatever these answered. Shared mounts become slave
 // mounts in a less privileged namespace, so nothing done there reaches the host's namespace.
+// --clone3 (with --userns) makes the namespaces with clone3(2) in a child, which then does all
+// of the above and the op and reports, while the parent waits and exits with its status: a
+// seccomp filter that refuses CLONE_NEWUSER by reading clone(2)'s or unshare(2)'s flags cannot
+// read clone3's (they sit in a struct), so it must refuse clone3 as a whole (bubblewrap
+// tests/test-seccomp.py; seccomp(2), "Caveats"). Field "clone3": "ok" or an errno name; the op
+// then runs in the probe itself, without the nesting.
 // --src is refused for ops that do not use it. Opens use O_NONBLOCK so a FIFO at
 // P cannot block the probe (ENXIO instead).
 // --via plants a second name first and runs OP on it: symlink(P, L) or link(P, L), then
@@ -43,8 +49,12 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <linux/sched.h>  // struct clone_args
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -62,7 +72,8 @@ constexpr char kUsage[] =
     "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink chmod mkfifo mknod reopen\n"
     "  --src is required by rename-out, rename-in, hardlink, symlink and refused otherwise\n"
     "  --via symlink|hardlink --link L: name P at L first, then OP at L (create append truncate chmod)\n"
-    "  --userns: enter a new user+mount namespace and remount P's mount read-write first\n";
+    "  --userns: enter a new user+mount namespace and remount P's mount read-write first\n"
+    "  --clone3 (with --userns): make that namespace with clone3(2) in a child, which runs the op\n";
 
 constexpr char kPayload[] = "breakout\n";
 
@@ -101,10 +112,28 @@ bool write_file(const char* path, const std::string& text) {
 
 // A nested user namespace (bubblewrap tests/test-seccomp.py: clone3 and nested namespaces under
 // the sandbox's filter), then the remount that a locked read-only bind must refuse.
-void nested_userns_remount(ProbeReport& r, const std::string& path) {
+// With `by_clone3`, the namespaces come from clone3(2) in a child that goes on in the parent's
+// place (the parent waits for it and exits with its status, never returning from here).
+void nested_userns_remount(ProbeReport& r, const std::string& path, bool by_clone3) {
   const uid_t uid = ::getuid();
   const gid_t gid = ::getgid();
-  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+  if (by_clone3) {
+    clone_args ca{};
+    ca.flags = CLONE_NEWUSER | CLONE_NEWNS;
+    ca.exit_signal = SIGCHLD;
+    const long pid = ::syscall(SYS_clone3, &ca, sizeof ca);
+    if (pid < 0) {
+      r.set("clone3", errno_name(errno));
+      return;
+    }
+    if (pid > 0) {  // the parent: the child reports
+      int status = 0;
+      while (::waitpid(static_cast<pid_t>(pid), &status, 0) < 0 && errno == EINTR) {
+      }
+      ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+    }
+    r.set("clone3", "ok");
+  } else if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
     r.set("userns", errno_name(errno));
     return;
   }
@@ -135,7 +164,7 @@ void one(ProbeReport& r, const char* step, int rc) {
 int main(int argc, char** argv) {
   Args args(argc, argv, kUsage,
             {{"op", Args::kValue}, {"path", Args::kValue}, {"src", Args::kValue}, {"via", Args::kValue},
-             {"link", Args::kValue}, {"userns", Args::kFlag}});
+             {"link", Args::kValue}, {"userns", Args::kFlag}, {"clone3", Args::kFlag}});
   const std::string op = args.require("op");
   std::string path = args.require("path");
   const std::string via = args.get("via").value_or("");
@@ -151,6 +180,7 @@ int main(int argc, char** argv) {
   const bool needs_src = op == "rename-out" || op == "rename-in" || op == "hardlink" || op == "symlink";
   if (needs_src && !args.has("src")) args.usage_error("--op " + op + " needs --src");
   if (!needs_src && args.has("src")) args.usage_error("--op " + op + " does not take --src");
+  if (args.has("clone3") && !args.has("userns")) args.usage_error("--clone3 goes with --userns");
   const std::string src = args.get("src").value_or("");
 
   ProbeReport r("fs-write");
@@ -170,7 +200,7 @@ int main(int argc, char** argv) {
     path = link;
   }
 
-  if (args.has("userns")) nested_userns_remount(r, path);
+  if (args.has("userns")) nested_userns_remount(r, path, args.has("clone3"));
   const char* p = path.c_str();
   const char* s = src.c_str();
   if (op == "create") {

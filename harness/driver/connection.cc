@@ -17,7 +17,7 @@ DriverConnection::DriverConnection(const Options& o, Containment* box) {
   spec.argv = o.argv;
   spec.env = o.env;
   spec.cwd = o.cwd;
-  spec.inherit_dirs = o.inherit_dirs;
+  spec.inherit_fds = o.inherit_fds;
   cancel_ = o.cancel;
   channel_ = LineChannel::start(spec, box, o.limits);
   reader_ = std::thread([this] { read_answers(); });

@@ -37,7 +37,7 @@ class DriverConnection {
     std::vector<std::string> argv;
     std::vector<std::string> env;  // "NAME=value": the caller's (host's) environment
     std::string cwd;
-    std::vector<LaunchSpec::InheritedDir> inherit_dirs;
+    std::vector<LaunchSpec::InheritedFd> inherit_fds;
     LineChannel::Limits limits;
     const std::atomic<bool>* cancel = nullptr;  // Ctrl-C: waiting requests fail at once
   };

@@ -23,7 +23,9 @@ enum class FsRule { kNone, kWrite, kRead };
 // that field skips the class's executions it decides (Spawner::cannot_express_execution).
 // kExecCwd: the writable roots, for an exec whose cwd lies outside them (a tool that makes the
 // cwd writable, as `codex sandbox` does, declares it: [cannot_express] exec_cwd).
-enum class PolicyField { kNone, kWritable, kDenyRead, kDenyWrite, kNetwork, kEnvInherit, kEnvPinned, kExecCwd };
+// kCallerFds: the writable roots, for a write through an fd the caller left open (a tool that
+// passes every such fd on by design, as bubblewrap does, declares it: [cannot_express] caller_fds).
+enum class PolicyField { kNone, kWritable, kDenyRead, kDenyWrite, kNetwork, kEnvInherit, kEnvPinned, kExecCwd, kCallerFds };
 
 // What the schema demands of an attempt's timeout_ms.
 enum class TimeoutRule { kAny, kFinite, kNone };

@@ -25,7 +25,7 @@ constexpr ClassSpec kClasses[] = {
     {.klass = C::kEnvLeak, .name = "env-leak", .probe = "env-dump", .targets = true,
      .decided_by = PolicyField::kEnvInherit, .expect = rules::env_leak},
     {.klass = C::kFdLeak, .name = "fd-leak", .probe = "fd-walk", .targets = true,
-     .decided_by = PolicyField::kWritable, .expect = rules::leaked_fd_write},
+     .decided_by = PolicyField::kCallerFds, .expect = rules::leaked_fd_write},
     {.klass = C::kLifetime, .name = "lifetime", .probe = "spawn-escape",
      .fixed = E::kDenied, .why = "no process may outlive the spawn it belongs to"},
     {.klass = C::kTimeoutKill, .name = "timeout-kill", .probe = "hang", .timeout = TimeoutRule::kFinite,

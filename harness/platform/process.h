@@ -69,21 +69,23 @@ struct LaunchSpec {
   // Grandchildren holding the pipes: how long reading goes on after exit (Windows: without data,
   // at most 10x as long while data still comes; platform/win/process.cc).
   std::chrono::milliseconds drain_after_exit{2000};
-  // Directories deliberately leaked to the child (class fd-leak): each is opened
-  // O_RDONLY|O_DIRECTORY in the parent and appears at fd `number` (>= 3, at most
-  // kMaxInheritedDirs) in the child, not close-on-exec. POSIX only.
-  struct InheritedDir {
+  // Fds deliberately leaked to the child (class fd-leak): each is opened in the parent (a
+  // directory O_RDONLY|O_DIRECTORY, a file O_WRONLY|O_APPEND|O_NOFOLLOW) and appears at fd
+  // `number` (>= 3, at most kMaxInheritedFds) in the child, not close-on-exec. POSIX only.
+  struct InheritedFd {
+    enum class Open { kDirectory, kAppend };
     std::string path;
     int number = 0;
+    Open as = Open::kDirectory;
   };
-  std::vector<InheritedDir> inherit_dirs;
+  std::vector<InheritedFd> inherit_fds;
   // A terminal device (a pty slave) the child gets as stdin AND controlling
   // terminal instead of /dev/null (class tty-inject): the child calls setsid(2)
   // and ioctl(0, TIOCSCTTY) before exec, as a login shell's terminal would be.
   // Empty: stdin is /dev/null and the child keeps our session. POSIX only.
   std::string controlling_tty;
 };
-inline constexpr std::size_t kMaxInheritedDirs = 4;
+inline constexpr std::size_t kMaxInheritedFds = 4;
 
 struct LaunchResult {
   bool started = false;
@@ -104,7 +106,7 @@ struct LaunchResult {
 
 // Starts spec.argv inside `box` (may be null), drains both pipes concurrently,
 // enforces the timeout, and reaps. stdin is /dev/null (or spec.controlling_tty);
-// no other fd is inherited (but spec.inherit_dirs).
+// no other fd is inherited (but spec.inherit_fds).
 // Never throws for a child that fails to start (started=false, start_error set).
 LaunchResult run_process(const LaunchSpec& spec, Containment* box,
                          const std::atomic<bool>* cancel);

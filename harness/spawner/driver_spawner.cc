@@ -50,7 +50,7 @@ class DriverSession final : public SpawnSession {
     o.argv = settings.argv;
     o.env = env_lines(boot.caller_env);  // the driver runs in the caller's (agent runtime's) environment
     // cwd: the harness's own, like the hello connection, so relative driver paths work.
-    o.inherit_dirs = limits.inherit_dirs;
+    o.inherit_fds = limits.inherit_fds;
     o.cancel = cancel;
     conn_ = std::make_unique<DriverConnection>(o, box);
     const driver::BootPolicy policy = boot_policy(boot);

@@ -120,7 +120,7 @@ class Spawner {
 
   // Boots the sandbox for one attempt (policy and tree from `boot`). Everything
   // it starts runs inside `box`. Default: plan()+run_process per exec.
-  // `limits.inherit_dirs` are leaked to what the harness starts (drivers: at boot).
+  // `limits.inherit_fds` are leaked to what the harness starts (drivers: at boot).
   virtual std::unique_ptr<SpawnSession> open(const SpawnRequest& boot, const LaunchSpec& limits, Containment* box,
                                              const std::atomic<bool>* cancel) const;
   // True when boot and shutdown are real steps (drivers): the session classes need them.

@@ -126,7 +126,8 @@ ProfileConfigFile parse_config_file(const toml::table& t, const std::string& whe
 }
 
 ProfileInexpressible parse_inexpressible(const toml::table& t, const std::string& where) {
-  schema::only_fields(t, {"writable_roots", "deny_read", "deny_write", "env_filter", "env_pinned", "exec_cwd"},
+  schema::only_fields(t, {"writable_roots", "deny_read", "deny_write", "env_filter", "env_pinned", "exec_cwd",
+                          "caller_fds"},
                      where);
   ProfileInexpressible c;
   c.deny_read = schema::optional_string(t, "deny_read", where).value_or("");
@@ -134,6 +135,7 @@ ProfileInexpressible parse_inexpressible(const toml::table& t, const std::string
   c.env_filter = schema::optional_string(t, "env_filter", where).value_or("");
   c.env_pinned = schema::optional_string(t, "env_pinned", where).value_or("");
   c.exec_cwd = schema::optional_string(t, "exec_cwd", where).value_or("");
+  c.caller_fds = schema::optional_string(t, "caller_fds", where).value_or("");
   if (const toml::node* w = t.get("writable_roots")) {
     const toml::table* wt = w->as_table();
     if (!wt) schema::fail("bad-type", where + ".writable_roots", "must be a table { max = N, reason = \"...\" }");

@@ -40,6 +40,7 @@ struct ProfileInexpressible {
   std::string env_filter;       // cannot hide caller variables: env-leak of hidden names skipped
   std::string env_pinned;       // cannot pin a value: env-pinned attempts skipped
   std::string exec_cwd;         // makes the exec's cwd writable: cwd-write outside the roots skipped
+  std::string caller_fds;       // passes the caller's open fds on: fd-leak denials skipped
 };
 
 // [refuses.<mechanism>]: a kernel mechanism the tool refuses whatever the policy says

@@ -203,6 +203,8 @@ class TemplateSpawner final : public Spawner {
       return profile_.name + " cannot pin variables: " + c.env_pinned;
     if (!c.exec_cwd.empty() && decided_by(klass) == PolicyField::kExecCwd && denied())
       return profile_.name + " makes the exec's cwd writable: " + c.exec_cwd;
+    if (!c.caller_fds.empty() && decided_by(klass) == PolicyField::kCallerFds && denied())
+      return profile_.name + " passes the caller's fds on: " + c.caller_fds;
     return std::nullopt;
   }
   std::optional<std::string> refuses(Mechanism m, const Policy& policy) const override {

@@ -47,7 +47,10 @@ SIGNED = {
             "default": {
                 # Real: SIGKILL of codex leaves its codex-linux-sandbox helper, and bubblewrap's
                 # --die-with-parent watches the helper (docs/spawners.md has the by-hand reproduction).
-                "escapes": {"lifetime.timeout-tree-kill@workspace-write", "lifetime.timeout-tree-kill@network-full"},
+                # Real: a directory fd the caller leaks reaches the command, which creates a file
+                # through it outside the writable roots (docs/spawners.md, "host-ipc escapes").
+                "escapes": {"lifetime.timeout-tree-kill@workspace-write", "lifetime.timeout-tree-kill@network-full",
+                            "ipc.fd-leak@workspace-write[fs:sibling]", "ipc.fd-leak@network-full[fs:sibling]"},
                 # Declared in the profile: reads of denied paths (5 fs-read + 5 fs-api-read per
                 # policy), and AF_UNIX under network off.
                 # Declared too: workspace-write makes the exec's cwd a writable root (exec.cwd-outside
@@ -94,7 +97,7 @@ SIGNED = {
                 # directory first on that PATH runs unconfined (exec.path-hijack; by hand in
                 # docs/spawners.md).
                 "escapes": {"lifetime.timeout-tree-kill@workspace-write", "exec.path-hijack@workspace-write[fs:sibling]"},
-                "declared": {"srt cannot express network = full": 106, "srt cannot pin variables": 5,
+                "declared": {"srt cannot express network = full": 111, "srt cannot pin variables": 5,
                              "srt refuses af_unix": 3},
                 "min_passes": 40,
             },

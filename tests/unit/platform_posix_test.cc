@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -358,18 +359,37 @@ TEST(RunProcess, NoFdLeaksIntoChild) {
 }
 
 TEST(RunProcess, InheritDirsAppearAtTheirNumbersOnly) {
-  // LaunchSpec::inherit_dirs (class fd-leak): the directory is open at exactly
+  // LaunchSpec::inherit_fds (class fd-leak): the directory is open at exactly
   // that number in the child, and nothing else leaks with it.
   LaunchSpec spec = sh("for n in $(seq 0 64); do if [ -e /proc/self/fd/$n ]; then echo $n; fi; done; "
                        "readlink /proc/self/fd/5; readlink /proc/self/fd/7");
-  spec.inherit_dirs = {{"/tmp", 5}, {"/", 7}};
+  spec.inherit_fds = {{"/tmp", 5}, {"/", 7}};
   const LaunchResult r = run_process(spec, nullptr, nullptr);
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_EQ(r.out, "0\n1\n2\n5\n7\n/tmp\n/\n");
 
-  spec.inherit_dirs = {{"/nonexistent-breakout-dir", 5}};
+  spec.inherit_fds = {{"/nonexistent-breakout-dir", 5}};
   EXPECT_FALSE(run_process(spec, nullptr, nullptr).started);
-  spec.inherit_dirs = {{"/tmp", 2}};
+  spec.inherit_fds = {{"/tmp", 2}};
+  EXPECT_FALSE(run_process(spec, nullptr, nullptr).started);
+}
+
+TEST(RunProcess, InheritedFileIsOpenForAppendOnly) {
+  // A leaked file (InheritedFd::Open::kAppend) is write-only and appends: the child's write lands
+  // after what was there, and a read through it fails. A symlink is refused (O_NOFOLLOW).
+  TempDir dir;
+  const fs::path file = dir.path() / "log";
+  std::ofstream(file) << "before\n";
+  LaunchSpec spec = sh("echo after >&6; if cat <&6 >/dev/null 2>&1; then echo readable; else echo write-only; fi");
+  spec.inherit_fds = {{file.string(), 6, LaunchSpec::InheritedFd::Open::kAppend}};
+  const LaunchResult r = run_process(spec, nullptr, nullptr);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "write-only\n");
+  std::ifstream in(file);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "before\nafter\n");
+
+  fs::create_symlink(file, dir.path() / "link");
+  spec.inherit_fds = {{(dir.path() / "link").string(), 6, LaunchSpec::InheritedFd::Open::kAppend}};
   EXPECT_FALSE(run_process(spec, nullptr, nullptr).started);
 }
 

@@ -13,10 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// fd number the caller leaks the target directory at (class fd-leak): above
-// stdio and the few fds a wrapper opens early, like a careless agent runtime.
-constexpr int kLeakedDirFd = 5;
-
 class PlainWrite : public Oracle {
  public:
   Observation observe(Scene& s, const LaunchResult&) override {
@@ -39,14 +35,6 @@ class CwdWrite final : public PlainWrite {
   std::optional<Skip> prepare(Scene& s) override {
     s.io.cwd = s.io.target_path;
     fs::create_directories(s.io.cwd);  // the control's workspace/<dir>; host targets exist already
-    return std::nullopt;
-  }
-};
-
-class LeakedFd final : public PlainWrite {
- public:
-  std::optional<Skip> prepare(Scene& s) override {
-    s.limits.inherit_dirs.push_back({s.io.target_path.string(), kLeakedDirFd});
     return std::nullopt;
   }
 };
@@ -76,7 +64,6 @@ class AbiWrite final : public PlainWrite {
 std::unique_ptr<Oracle> fs_write() { return make_oracle<FsWrite>(); }
 std::unique_ptr<Oracle> plain_write() { return make_oracle<PlainWrite>(); }
 std::unique_ptr<Oracle> cwd_write() { return make_oracle<CwdWrite>(); }
-std::unique_ptr<Oracle> leaked_fd() { return make_oracle<LeakedFd>(); }
 std::unique_ptr<Oracle> abi_write() { return make_oracle<AbiWrite>(); }
 
 }  // namespace breakout::oracles

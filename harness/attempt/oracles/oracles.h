@@ -16,7 +16,7 @@ std::unique_ptr<Oracle> path_hijack();   // path-hijack: stubs first on the call
 std::unique_ptr<Oracle> fail_open();     // fail-open: the enforcers on PATH cannot work (fail_open.cc)
 std::unique_ptr<Oracle> inbound();       // net-inbound: the harness connects into the probe's listener (inbound.cc)
 std::unique_ptr<Oracle> cwd_write();     // cwd-write: the exec's cwd is the target directory
-std::unique_ptr<Oracle> leaked_fd();     // fd-leak: the caller leaks the target directory's fd
+std::unique_ptr<Oracle> leaked_fd();     // fd-leak: the caller leaks fds of the target; every inherited fd is tried
 std::unique_ptr<Oracle> abi_write();     // syscall-abi-write (N/A where the host lacks the ABI)
 // protected_write.cc: the workspace made an agent's checkout first, then the snapshot diff.
 std::unique_ptr<Oracle> protected_write();  // protected-write (deny_write wins over the roots)

@@ -76,7 +76,7 @@ bool resolve_executable(const std::string& arg0, const std::vector<std::string>&
 struct PreparedLaunch {
   std::string exe;
   std::vector<const char*> argv, envp;
-  std::vector<UniqueFd> leaked;  // parent copies of spec.inherit_dirs
+  std::vector<UniqueFd> leaked;  // parent copies of spec.inherit_fds
   vfork_spawn::ChildPlan plan;
 };
 
@@ -91,8 +91,8 @@ bool prepare(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd, in
   const std::vector<std::string> lookup =
       spec.lookup_path ? std::vector<std::string>{"PATH=" + *spec.lookup_path} : spec.env;
   if (!resolve_executable(spec.argv[0], lookup, &l.exe, error)) return false;
-  if (spec.inherit_dirs.size() > kMaxInheritedDirs) {
-    *error = "too many inherit_dirs";
+  if (spec.inherit_fds.size() > kMaxInheritedFds) {
+    *error = "too many inherit_fds";
     return false;
   }
   auto sys_fail = [error](const std::string& step) {
@@ -119,15 +119,17 @@ bool prepare(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd, in
   // Deliberate leaks (class fd-leak). Parent copies sit above every target number,
   // so no dup2 onto a target clobbers another leak's source.
   int highest = 2;
-  for (const auto& d : spec.inherit_dirs) highest = std::max(highest, d.number);
-  for (const auto& d : spec.inherit_dirs) {
+  for (const auto& d : spec.inherit_fds) highest = std::max(highest, d.number);
+  for (const auto& d : spec.inherit_fds) {
     if (d.number < 3) {
-      *error = "inherit_dirs: fd number " + std::to_string(d.number) + " is below 3";
+      *error = "inherit_fds: fd number " + std::to_string(d.number) + " is below 3";
       return false;
     }
-    UniqueFd dir(::open(d.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dir.get() < 0) return sys_fail("open inherited dir " + d.path);
-    UniqueFd high(::fcntl(dir.get(), F_DUPFD_CLOEXEC, highest + 1));
+    const bool dir = d.as == LaunchSpec::InheritedFd::Open::kDirectory;
+    UniqueFd opened(::open(d.path.c_str(), dir ? O_RDONLY | O_DIRECTORY | O_CLOEXEC
+                                               : O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC));
+    if (opened.get() < 0) return sys_fail(std::string(dir ? "open inherited dir " : "open inherited file ") + d.path);
+    UniqueFd high(::fcntl(opened.get(), F_DUPFD_CLOEXEC, highest + 1));
     if (high.get() < 0) return sys_fail("fcntl F_DUPFD");
     p.leak_from[p.leaks] = high.get();
     p.leak_to[p.leaks] = d.number;

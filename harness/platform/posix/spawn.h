@@ -11,7 +11,7 @@ namespace breakout {
 
 // Starts spec.argv (vfork_spawn: clone + execve) inside `box` (may be null) with
 // in_fd/out_fd/err_fd as its fds 0/1/2 (the caller closes its copies afterwards): the cgroup
-// joined before execve, clean signals, every other fd close-on-exec, spec.inherit_dirs
+// joined before execve, clean signals, every other fd close-on-exec, spec.inherit_fds
 // leaked. argv[0] without '/' is looked up on the PATH of spec.env, in the parent (the
 // CLONE_VM child may not allocate). Returns the child, which the caller must reap, or nullopt
 // with *error set (a child that failed before or at execve has been reaped).

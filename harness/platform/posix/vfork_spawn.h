@@ -24,9 +24,9 @@ struct ChildPlan {
                                             // (clone3 CLONE_INTO_CGROUP); the write is the fallback
   const char* cwd = nullptr;                // nullptr: inherit ours
   bool make_ctty = false;                   // setsid + TIOCSCTTY on fd 0 (LaunchSpec::controlling_tty)
-  // LaunchSpec::inherit_dirs: parent fd (CLOEXEC, above every target number) -> child number.
-  int leak_from[kMaxInheritedDirs] = {};
-  int leak_to[kMaxInheritedDirs] = {};
+  // LaunchSpec::inherit_fds: parent fd (CLOEXEC, above every target number) -> child number.
+  int leak_from[kMaxInheritedFds] = {};
+  int leak_to[kMaxInheritedFds] = {};
   std::size_t leaks = 0;
 };
 
