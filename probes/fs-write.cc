@@ -12,6 +12,10 @@
 //   mkdir       mkdir(P, 0755)
 //   hardlink    link(S, P)          (needs --src)
 //   symlink     symlink(S, P): a symlink at P whose target is the text S (needs --src)
+//   plant-link  rename(P, P.breakout-aside) when P exists, then symlink(S, P): a path someone else
+//               writes later, replaced by a link to S (needs --src; class spawner-follow, where
+//               P is a file or directory the spawner writes every exec). Field "moved_aside"
+//               says whether P existed
 //   chmod       chmod(P, 0777)
 //   mkfifo      mkfifo(P, 0644)
 //   mknod       mknod(P, S_IFSOCK|0644): a socket inode, the type an unprivileged mknod may make
@@ -69,8 +73,9 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: breakout-probe-fs-write --op OP --path P [--src S]\n"
-    "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink chmod mkfifo mknod reopen\n"
-    "  --src is required by rename-out, rename-in, hardlink, symlink and refused otherwise\n"
+    "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink plant-link chmod mkfifo\n"
+    "      mknod reopen\n"
+    "  --src is required by rename-out, rename-in, hardlink, symlink, plant-link and refused otherwise\n"
     "  --via symlink|hardlink --link L: name P at L first, then OP at L (create append truncate chmod)\n"
     "  --userns: enter a new user+mount namespace and remount P's mount read-write first\n"
     "  --clone3 (with --userns): make that namespace with clone3(2) in a child, which runs the op\n";
@@ -159,6 +164,16 @@ void one(ProbeReport& r, const char* step, int rc) {
   r.succeed();
 }
 
+// Moves what is at `path` aside (a file or a whole directory, one rename) and puts a symlink to
+// `src` in its place: the next writer that opens `path` without O_NOFOLLOW writes `src`.
+void plant_link(ProbeReport& r, const std::string& path, const std::string& src) {
+  struct stat st {};
+  const bool present = ::lstat(path.c_str(), &st) == 0;
+  r.set("moved_aside", present);
+  if (present && ::rename(path.c_str(), (path + ".breakout-aside").c_str()) != 0) return r.fail("rename", errno);
+  one(r, "symlink", ::symlink(src.c_str(), path.c_str()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -173,11 +188,12 @@ int main(int argc, char** argv) {
   if (!via.empty() && op != "create" && op != "append" && op != "truncate" && op != "chmod")
     args.usage_error("--via takes create, append, truncate or chmod");
   static const char* const kOps[] = {"create", "append", "truncate", "rename-out", "rename-in", "delete",
-                                     "mkdir",  "hardlink", "symlink", "chmod",     "mkfifo", "mknod", "reopen"};
+                                     "mkdir",  "hardlink", "symlink", "plant-link", "chmod", "mkfifo", "mknod", "reopen"};
   bool known = false;
   for (const char* o : kOps) known = known || op == o;
   if (!known) args.usage_error("unknown --op '" + op + "'");
-  const bool needs_src = op == "rename-out" || op == "rename-in" || op == "hardlink" || op == "symlink";
+  const bool needs_src =
+      op == "rename-out" || op == "rename-in" || op == "hardlink" || op == "symlink" || op == "plant-link";
   if (needs_src && !args.has("src")) args.usage_error("--op " + op + " needs --src");
   if (!needs_src && args.has("src")) args.usage_error("--op " + op + " does not take --src");
   if (args.has("clone3") && !args.has("userns")) args.usage_error("--clone3 goes with --userns");
@@ -227,6 +243,8 @@ int main(int argc, char** argv) {
     one(r, "link", ::link(s, p));
   } else if (op == "symlink") {
     one(r, "symlink", ::symlink(s, p));
+  } else if (op == "plant-link") {
+    plant_link(r, path, src);
   } else if (op == "chmod") {
     one(r, "chmod", ::chmod(p, 0777));
   } else if (op == "mkfifo") {

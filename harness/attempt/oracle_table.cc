@@ -61,6 +61,7 @@ constexpr OracleRow kOracles[] = {
     {C::kPathHijack, oracles::path_hijack},
     {C::kFailOpen, oracles::fail_open},
     {C::kNetInbound, oracles::inbound},
+    {C::kSpawnerFollow, oracles::spawner_follow},
 };
 
 constexpr bool in_enum_order() {

@@ -99,6 +99,8 @@ constexpr ClassSpec kClasses[] = {
     // when the sandbox's reaches the host's (one network namespace, or none between them).
     {.klass = C::kNetInbound, .name = "net-inbound", .probe = "net-listen", .targets = true, .witness = true,
      .decided_by = PolicyField::kNetwork, .expect = rules::connect},
+    {.klass = C::kSpawnerFollow, .name = "spawner-follow", .probe = "fs-write", .targets = true,
+     .decided_by = PolicyField::kWritable, .expect = rules::spawner_follow},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

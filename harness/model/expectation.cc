@@ -260,6 +260,12 @@ Expectation fail_open(const RuleInput& in) {
   return write_by(in, "an enforcer that cannot work is a reason to refuse, not to run unconfined: ");
 }
 
+// The spawner's own write through a link the sandbox planted lands at the link's target: the
+// sandbox's reach, widened by a host process that trusts a path the sandbox could replace.
+Expectation spawner_follow(const RuleInput& in) {
+  return write_by(in, "a host-side write through a link the sandbox planted is a write at the link's target: ");
+}
+
 Expectation io_uring_write(const RuleInput& in) { return write_by(in, "a file created through io_uring is a write, "); }
 
 // The i386/x32 ABI changes the syscall number, not the path walk.

@@ -70,6 +70,8 @@ enum class AttemptClass {
   kFailOpen,       // a write outside when bwrap/firejail on PATH fail    -> snapshot diff, as fs-write
   // A listener inside the sandbox (oracles/inbound.cc):
   kNetInbound,     // listen, and wait for the host to connect in          -> the harness's own connect got the nonce
+  // The spawner's own later writes at paths the sandbox can replace (oracles/spawner_follow.cc):
+  kSpawnerFollow,  // plant a link where the spawner writes every exec   -> the link's target, by snapshot
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);

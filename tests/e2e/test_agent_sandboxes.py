@@ -97,7 +97,7 @@ SIGNED = {
                 # directory first on that PATH runs unconfined (exec.path-hijack; by hand in
                 # docs/spawners.md).
                 "escapes": {"lifetime.timeout-tree-kill@workspace-write", "exec.path-hijack@workspace-write[fs:sibling]"},
-                "declared": {"srt cannot express network = full": 111, "srt cannot pin variables": 5,
+                "declared": {"srt cannot express network = full": 112, "srt cannot pin variables": 5,
                              "srt refuses af_unix": 3},
                 "min_passes": 40,
             },
@@ -207,6 +207,30 @@ def test_refused_controls_hand_their_denials_to_the_witness(sandbox_run):
     for a in run.attempts:
         if a["id"] not in WITNESSED and a["verdict"] != "skip":
             assert "--witness" not in a.get("probe_argv", []), a["id"]
+
+
+# fs.write.spawner-follows-link (issue 21 item 4), default suite: what each tool writes every exec
+# and whether its next write follows the planted link (docs/spawners.md, "The spawner follows").
+# Codex writes CODEX_HOME/tmp/arg0-linux/<new> per exec; the plant there is refused (read-only).
+# srt writes nothing at the same path twice in the attempt tree or its settings directory.
+FOLLOW_SKIP = "the spawner wrote nothing at the same path in two no-op execs"
+SPAWNER_FOLLOW = {
+    "codex-linux": {"workspace-write": ("pass", "no plant reached the host"),
+                    "network-full": ("pass", "no plant reached the host")},
+    "srt": {"workspace-write": ("skip", FOLLOW_SKIP), "network-full": ("skip", "srt cannot express network = full")},
+}
+
+
+def test_spawner_follow_is_signed(sandbox_run):
+    sandbox, suite, run = sandbox_run
+    if suite != "default":
+        pytest.skip("fs.write.spawner-follows-link is in the default suite")
+    for policy, (verdict, reason) in SPAWNER_FOLLOW[sandbox].items():
+        a = next(a for a in run.attempts if a["id"] == f"fs.write.spawner-follows-link@{policy}[fs:sibling]")
+        assert a["verdict"] == verdict and reason in a["reason"], run.explain([a])
+    if sandbox == "codex-linux":
+        learned = a["evidence"]["written_every_exec"]
+        assert any("arg0-linux" in p["path"] and p["dir"] for p in learned), learned
 
 
 def test_denials_were_really_tried(sandbox_run):

@@ -13,10 +13,14 @@ def none_run(run_breakout):
 
 SESSION_CLASSES = {"session-shutdown", "boot-failure", "session-hygiene", "session-setup"}
 FS_API_CLASSES = {"fs-api-write", "fs-api-read"}  # the spawner's own file API: drivers with capability fs
+# The spawner's own host-side writes, followed through a planted link: `none` writes nothing of its
+# own, so there is nothing to follow (test_spawner_follow.py has the fixture that escapes).
+SPAWNER_WRITE_CLASSES = {"spawner-follow"}
 
 
 def test_every_deny_is_an_escape(none_run):
-    denies = [a for a in none_run.attempts if a["role"] == "deny" and a["class"] not in SESSION_CLASSES | FS_API_CLASSES]
+    excused = SESSION_CLASSES | FS_API_CLASSES | SPAWNER_WRITE_CLASSES
+    denies = [a for a in none_run.attempts if a["role"] == "deny" and a["class"] not in excused]
     assert denies, "the default suite must contain deny attempts"
     not_escaped = [a for a in denies if a["verdict"] != "escape"]
     assert not not_escaped, none_run.explain(not_escaped)
@@ -32,13 +36,18 @@ def test_session_checks_are_skipped_with_their_reason_not_passed(none_run):
         assert "needs a spawner with sessions" in a["reason"]
 
 
-def test_fs_api_attempts_are_skipped_with_their_reason_not_passed(none_run):
-    """`none` runs commands only: no write_file/read_file to attack, so those skip, never pass."""
-    api = [a for a in none_run.attempts if a["class"] in FS_API_CLASSES]
-    assert api
-    for a in api:
+# `none` runs commands only: no write_file/read_file to attack, and no host-side writes of its own
+# to follow, so those skip with the reason, never pass.
+@pytest.mark.parametrize("classes,reason", [
+    (FS_API_CLASSES, "has no file-system API"),
+    (SPAWNER_WRITE_CLASSES, "the spawner wrote nothing at the same path in two no-op execs"),
+], ids=["fs-api", "spawner-follow"])
+def test_attempts_without_their_spawner_side_are_skipped_with_the_reason(none_run, classes, reason):
+    skipped = [a for a in none_run.attempts if a["class"] in classes]
+    assert skipped
+    for a in skipped:
         assert a["verdict"] == "skip", none_run.explain([a])
-        assert "has no file-system API" in a["reason"]
+        assert reason in a["reason"]
 
 
 def test_every_class_of_escape_is_found(none_run):

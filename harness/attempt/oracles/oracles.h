@@ -14,6 +14,7 @@ std::unique_ptr<Oracle> fs_write();      // fs-write (with the path form's excus
 std::unique_ptr<Oracle> plain_write();   // io-uring-write
 std::unique_ptr<Oracle> path_hijack();   // path-hijack: stubs first on the caller's PATH (path_hijack.cc)
 std::unique_ptr<Oracle> fail_open();     // fail-open: the enforcers on PATH cannot work (fail_open.cc)
+std::unique_ptr<Oracle> spawner_follow();  // spawner-follow: links planted where the spawner writes (spawner_follow.cc)
 std::unique_ptr<Oracle> inbound();       // net-inbound: the harness connects into the probe's listener (inbound.cc)
 std::unique_ptr<Oracle> cwd_write();     // cwd-write: the exec's cwd is the target directory
 std::unique_ptr<Oracle> leaked_fd();     // fd-leak: the caller leaks fds of the target; every inherited fd is tried
