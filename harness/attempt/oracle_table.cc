@@ -62,6 +62,7 @@ constexpr OracleRow kOracles[] = {
     {C::kFailOpen, oracles::fail_open},
     {C::kNetInbound, oracles::inbound},
     {C::kSpawnerFollow, oracles::spawner_follow},
+    {C::kFsRace, oracles::plain_write},
 };
 
 constexpr bool in_enum_order() {

@@ -101,6 +101,8 @@ constexpr ClassSpec kClasses[] = {
      .decided_by = PolicyField::kNetwork, .expect = rules::connect},
     {.klass = C::kSpawnerFollow, .name = "spawner-follow", .probe = "fs-write", .targets = true,
      .decided_by = PolicyField::kWritable, .expect = rules::spawner_follow},
+    {.klass = C::kFsRace, .name = "fs-race", .probe = "fs-race", .targets = true,
+     .decided_by = PolicyField::kWritable, .expect = rules::race_write},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

@@ -266,6 +266,10 @@ Expectation spawner_follow(const RuleInput& in) {
   return write_by(in, "a host-side write through a link the sandbox planted is a write at the link's target: ");
 }
 
+// A race changes when the path is looked at, not what it names at the write: the kernel's walk
+// at open(2)/renameat2(2) is what a sandbox must judge.
+Expectation race_write(const RuleInput& in) { return write_by(in, "a write won by a race is a write, "); }
+
 Expectation io_uring_write(const RuleInput& in) { return write_by(in, "a file created through io_uring is a write, "); }
 
 // The i386/x32 ABI changes the syscall number, not the path walk.

@@ -72,6 +72,8 @@ enum class AttemptClass {
   kNetInbound,     // listen, and wait for the host to connect in          -> the harness's own connect got the nonce
   // The spawner's own later writes at paths the sandbox can replace (oracles/spawner_follow.cc):
   kSpawnerFollow,  // plant a link where the spawner writes every exec   -> the link's target, by snapshot
+  // Races between a path check and the write (probes/fs-race.cc):
+  kFsRace,         // a flipping symlink, a RENAME_EXCHANGE with an outside dir -> snapshot diff, as fs-write
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);

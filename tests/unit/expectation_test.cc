@@ -135,6 +135,16 @@ TEST(Expectation, FailOpenWritesFollowTheWriteRule) {
   EXPECT_EQ(exp(AttemptClass::kFailOpen, "fs:workspace/new-file", p), Expected::kAllowed);
 }
 
+// spawner-follow and fs-race: where the write lands decides, whoever or whatever raced for it.
+TEST(Expectation, SpawnerFollowAndRaceWritesFollowTheWriteRule) {
+  const Policy p = base_policy(NetworkMode::kNone);
+  for (const AttemptClass c : {AttemptClass::kSpawnerFollow, AttemptClass::kFsRace}) {
+    EXPECT_EQ(exp(c, "fs:sibling", p), Expected::kDenied) << to_string(c);
+    EXPECT_EQ(exp(c, "fs:~/.bashrc", p), Expected::kDenied) << to_string(c);
+    EXPECT_EQ(exp(c, "fs:workspace/new-file", p), Expected::kAllowed) << to_string(c);
+  }
+}
+
 TEST(Expectation, EnvironmentInheritAndPinned) {
   const Policy p = base_policy(NetworkMode::kNone);
   EXPECT_EQ(exp(AttemptClass::kEnvLeak, "env:KEEP", p), Expected::kAllowed);
