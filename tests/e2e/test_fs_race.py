@@ -56,8 +56,8 @@ def test_flip_is_bounded_and_reaches_both_names(breakout_bin, tmp_path):
     rc, r = race(breakout_bin, "--op", "flip", "--path", str(target), "--link", str(link),
                  "--tries", "2000", "--budget-ms", "1000")
     assert rc == 0, r
-    assert r["tries"] <= 2000 and r["elapsed_ms"] < 3000 and r["opened"] == r["tries"], r
-    assert r["flips"] > 0, r
+    assert r["elapsed_ms"] < 3000 and r["opened"] == r["tries"] >= 2000, r
+    assert r["flips"] >= 64, r  # the race really flipped (kMinFlips)
     line = "breakout: written through a flipping link\n"
     hits = target.read_text().count(line), (tmp_path / "link.decoy").read_text().count(line)
     assert hits[0] + hits[1] == r["opened"], (hits, r)
