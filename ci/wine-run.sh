@@ -134,6 +134,35 @@ db=$(find "$WINEPREFIX/drive_c/users" -path '*/AppData/Local/breakout/history.sq
 [[ -n $db ]] || { grep -a 'History' "$out/stdout" >&2; fail "no history.sqlite under the prefix's %LOCALAPPDATA%\\breakout"; }
 listed=$("$WINE" "$bin/breakout.exe" history 2>&1) || { echo "$listed" >&2; fail "breakout.exe history failed"; }
 grep -q "^$run_id  *none  *windows " <<<"$listed" || { echo "$listed" >&2; fail "run $run_id is not listed by breakout.exe history"; }
+# The protected paths of an agent's checkout through the Windows spellings (suite windows-protected,
+# scenarios/attempts/win_protected.toml; docs/windows.md, "Protected paths"): judged by the same rule,
+# every deny an escape and every control a pass. The forms Wine resolves must have run both executions
+# (deny, control): the probe calls a failure through a form "unavailable" under Wine, so a form that
+# stopped resolving would otherwise hide as a skip. Streams, junctions and symlinks are skips here.
+need_protected="win.protected.append win.protected.create-hook win.protected.case-variant win.protected.rename-away
+  win.protected.form.case-swapped win.protected.form.trailing-dots-spaces win.protected.form.short-name
+  win.protected.form.verbatim win.protected.form.hardlink"
+pres="$out/res-protected/results.json"
+set +e
+timeout 600 "$WINE" "$bin/breakout.exe" --scenarios "$src\\scenarios" --spawners "$src\\spawners" \
+  run --spawner none --suite windows-protected --jobs 2 --no-history --out "Z:$(tr / '\\' <<<"$out")\\res-protected" \
+  >"$out/stdout-protected" 2>"$out/stderr-protected"
+prc=$?
+set -e
+[[ -f $pres ]] || { cat "$out/stderr-protected" >&2; fail "windows-protected: no results.json (run exited $prc)"; }
+[[ $prc -eq 3 ]] || { cat "$out/stderr-protected" >&2; fail "windows-protected: run exited $prc, expected 3 (escapes found)"; }
+pbad=$(jq -r "$bad_rows" "$pres")
+[[ -z $pbad ]] || { echo "$pbad" >&2; fail "windows-protected: executions with the wrong verdict (above)"; }
+for a in $need_protected; do
+  for role in deny allow; do
+    n=$(jq --arg a "$a" --arg r "$role" '[.attempts[] | select(.attempt == $a and .role == $r and .verdict != "skip")] | length' "$pres")
+    (( n > 0 )) || { jq -r --arg a "$a" '.attempts[] | select(.attempt == $a) | "\(.id) \(.verdict): \(.reason)"' "$pres" >&2
+                     fail "windows-protected: $a ran no $role execution"; }
+  done
+done
+jq -r '[.attempts[] | select(.verdict == "skip") | .reason] | group_by(.) | map("  windows-protected skip x\(length): \(.[0])") | .[]' "$pres"
+psummary=$(jq -r '[.attempts[].verdict] | group_by(.) | map("\(.[0])=\(length)") | join(" ")' "$pres")
+echo "wine run: windows-protected ok: $psummary"
 # The log says what was skipped and why, per reason.
 jq -r '[.attempts[] | select(.verdict == "skip") | .reason] | group_by(.) | map("  skip x\(length): \(.[0])") | .[]' "$res"
 [[ -z ${BREAKOUT_WINE_RUN_KEEP:-} ]] || cp "$res" "$BREAKOUT_WINE_RUN_KEEP"

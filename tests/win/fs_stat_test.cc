@@ -92,3 +92,25 @@ TEST(WinFsStat, SecurityDescriptorIsPartOfTheStateAndHostMarksShowInIt) {
   const auto changes = diff_snapshots(snap_before, take_snapshot(t.path));
   EXPECT_EQ(changes.size(), 1u) << "the ACL change alone must show in the diff";
 }
+
+// A write to a named stream leaves the file's default stream, and so its digest, as it was: the
+// snapshot must still see it (win_protected.toml's ads-named form on a protected file).
+TEST(WinFsStat, NamedStreamIsPartOfTheState) {
+  TempDir t;
+  const fs::path f = t.path / "config";
+  write(f, "[core]\n");
+  FileState before;
+  ASSERT_TRUE(stat_path(f, before));
+  EXPECT_EQ(before.xattrs.count("streams"), 0u) << before.xattrs["streams"];
+  {
+    std::ofstream(fs::path(f.wstring() + L":breakout"), std::ios::binary) << "planted";
+  }
+  if (fs::exists(t.path / "config:breakout") && !fs::is_regular_file(f.wstring() + L":breakout:$DATA"))
+    GTEST_SKIP() << "no alternate data streams here (Wine 8.0 makes a file named 'config:breakout')";
+  FileState after;
+  ASSERT_TRUE(stat_path(f, after));
+  EXPECT_EQ(after.digest, before.digest);  // the default stream is untouched
+  ASSERT_EQ(after.xattrs.count("streams"), 1u);
+  EXPECT_NE(after.xattrs["streams"].find(":breakout:$DATA 7 " + sha256_hex("planted")), std::string::npos)
+      << after.xattrs["streams"];
+}

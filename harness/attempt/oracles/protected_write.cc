@@ -9,6 +9,7 @@
 // the leading dot (workspace/git/config for workspace/.git/config). The literal sibling is
 // no control: Codex protects the whole of .git and .codex, srt the whole of .vscode.
 //
+// On Windows the same checkout is aimed through the path forms (scenarios/attempts/win_protected.toml).
 // The snapshot decides, as for fs-write; WritableRoots already leaves the deny_write
 // entries out of the roots, so any change under one is outside.
 #include <array>
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "harness/attempt/excuse.h"
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
 #include "harness/core/error.h"
@@ -98,8 +100,10 @@ class ProtectedWrite final : public Oracle {
     }
     return std::nullopt;
   }
-  Observation observe(Scene& s, const LaunchResult&) override {
-    Observation o = observe_fs_change(s.ex, s.tree, s.request.resolved, s.window(), s.io);
+  Observation observe(Scene& s, const LaunchResult& run) override {
+    // The Windows spellings (win_protected.toml) go through --form: a form the system lacks is
+    // a skip with the probe's reason, only while nothing changed outside (excuse.h).
+    Observation o = form_applies(observe_fs_change(s.ex, s.tree, s.request.resolved, s.window(), s.io), s.ex, run);
     const Planted* p = planted_at(s.tree.roots().workspace, s.io.target_path);
     o.evidence["runs_later"] = p && p->runs ? p->runs : "nothing: not a file a host program runs or obeys";
     return o;

@@ -11,6 +11,9 @@
 // ACEs, mandatory label: GetSecurityInfo + ConvertSecurityDescriptorToStringSecurityDescriptorW,
 // Microsoft Learn), the counterpart of the POSIX ACL xattrs: a grant a spawner left behind, or a
 // planted entry it lost on revocation (host_marks.h), shows in the snapshot diff.
+// Named data streams ("f:name:$DATA") are in xattrs["streams"] with their sizes and digests: a
+// write to one leaves the default stream, and so the digest, as it was ("File Streams (Local
+// File Systems)", "FindFirstStreamW", Microsoft Learn).
 // uid and gid stay empty; mode carries the file attributes.
 #include <windows.h>
 #include <aclapi.h>
@@ -83,6 +86,40 @@ std::string sddl_of(HANDLE h) {
   return out;
 }
 
+// FindFirstStreamW's handle is closed with FindClose, not CloseHandle.
+struct StreamFind {
+  HANDLE h;
+  ~StreamFind() {
+    if (h != INVALID_HANDLE_VALUE) ::FindClose(h);
+  }
+};
+
+constexpr int kMaxStreams = 16;  // a file with more is listed that far, the rest counted
+
+// "<name> <size> <digest>" per named stream, one per line; "" when there is only the default
+// stream or the file system has none (FAT; Wine 8.0's stub says ERROR_HANDLE_EOF for every file).
+std::string named_streams(const std::wstring& path) {
+  WIN32_FIND_STREAM_DATA d{};
+  StreamFind find{::FindFirstStreamW(path.c_str(), FindStreamInfoStandard, &d, 0)};
+  if (find.h == INVALID_HANDLE_VALUE)
+    return ::GetLastError() == ERROR_HANDLE_EOF ? std::string() : error_marker("FindFirstStreamW");
+  std::string out;
+  int listed = 0, more = 0;
+  do {
+    const std::wstring name = d.cStreamName;
+    if (name == L"::$DATA") continue;  // the default stream: the file's digest already
+    if (++listed > kMaxStreams) {
+      ++more;
+      continue;
+    }
+    UniqueHandle data = open_for_stat(path + name, GENERIC_READ, /*follow=*/false);
+    out += win::narrow(name) + " " + std::to_string(d.StreamSize.QuadPart) + " " +
+           (data ? file_digest(data.get()) : error_marker("CreateFileW (stream)")) + "\n";
+  } while (::FindNextStreamW(find.h, &d));
+  if (more > 0) out += "+" + std::to_string(more) + " more\n";
+  return out;
+}
+
 }  // namespace
 
 bool stat_path(const std::filesystem::path& p, FileState& out) {
@@ -104,6 +141,8 @@ bool stat_path(const std::filesystem::path& p, FileState& out) {
   out.size = (static_cast<std::uint64_t>(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
   out.nlink = info.nNumberOfLinks;
   out.xattrs["sddl"] = sddl_of(h.get());
+  if (out.type != 'l')
+    if (std::string streams = named_streams(path); !streams.empty()) out.xattrs["streams"] = std::move(streams);
   if (out.type == 'f') {
     UniqueHandle data = open_for_stat(path, GENERIC_READ, /*follow=*/false);
     out.digest = data ? file_digest(data.get()) : error_marker("CreateFileW (read)");
