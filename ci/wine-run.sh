@@ -16,11 +16,12 @@ wine_prefix_create
 src="Z:$(pwd | tr / '\\')"
 fail() { echo "wine run: FAIL: $*" >&2; exit 1; }
 
-# At least this many executions must run (not skip): the suite runs 100 under Wine 8.0 today.
-min_ran=${BREAKOUT_WINE_MIN_RAN:-90}
+# At least this many executions must run (not skip): the suite runs 302 under Wine 8.0 today (2026-12-06).
+min_ran=${BREAKOUT_WINE_MIN_RAN:-280}
 # Classes that must have run at least one deny (each shown to escape) and one control,
 # classes with denies only (lifetime: the heartbeat), and contract classes that must have run.
-need_classes="fs-write fs-read net-connect env-leak registry-write named-object-reach desktop-reach"
+need_classes="fs-write fs-read net-connect env-leak registry-write named-object-reach desktop-reach process-reach
+  registry-read ipc-reach"
 need_deny="lifetime"
 need_contract="exit-code cwd output-flood no-timeout"
 # Windows path forms Wine 8.0 resolves (docs/windows.md, "Path forms and reparse points"): every
@@ -35,6 +36,19 @@ need_forms="forward-slashes repeated-separators dot-segments trailing-dots-space
 # the probe's scheduled task gone afterwards.
 need_escape="win.job.wmi win.job.shellexecute"
 need_unavailable="win.job.schtasks"
+
+# Issue 22 item 3's attempts Wine can run (docs/windows.md, "Process access, secrets, shared locations,
+# launch paths"): each must have run 2 deny executions (escape) and 2 allow executions (pass): one deny
+# target under each policy, or tcp4 and tcp6 denied under workspace-write and allowed under network-full;
+# no way out through a skip. HKLM: Wine lets the harness create HKLM\Software keys.
+need_ran4="win.proc.vm-read win.proc.create-thread win.proc.dup-handle win.proc.open-thread
+  win.registry.read-hkcu win.registry.read-hklm
+  win.shared.users-public win.shared.programdata win.shared.everyone-dir win.shared.user-temp
+  win.net.grandchild.create-process win.net.grandchild.shellexecute win.net.grandchild.cmd-start win.net.grandchild.wmi"
+# ...and these a skip in every execution with the reason that names the missing route: Wine has no
+# WSL (the probe and the harness's own check agree), and it opens \\.\PhysicalDrive0 but cannot read it
+# (ReadFile: error 1), which the harness finds itself before the probe runs; its control must pass.
+need_route_skip=("win.wsl.write=^N/A: route wsl unavailable here" "win.device.physical-drive=cannot read .*PhysicalDrive0 itself")
 
 # Attempts that must have run a deny (escape) and an allow (pass) execution: the host's own address
 # and the proxy-honouring client (aimed at it on Windows). A host with no non-loopback address
@@ -104,6 +118,22 @@ for a in $need_attempts; do
     (( n > 0 )) || fail "attempt $a ran no $role execution"
   done
 done
+for a in $need_ran4; do
+  for role in deny allow; do
+    n=$(jq --arg a "$a" --arg r "$role" '[.attempts[] | select(.attempt == $a and .role == $r and .verdict != "skip")] | length' "$res")
+    (( n == 2 )) || { jq -r --arg a "$a" '.attempts[] | select(.attempt == $a) | "\(.id) \(.verdict): \(.reason)"' "$res" >&2
+                      fail "attempt $a ran $n of 2 $role executions"; }
+  done
+done
+for pair in "${need_route_skip[@]}"; do
+  a=${pair%%=*} why=${pair#*=}
+  rows=$(jq --arg a "$a" '[.attempts[] | select(.attempt == $a and .role == "deny")] | length' "$res")
+  ok=$(jq --arg a "$a" --arg w "$why" '[.attempts[] | select(.attempt == $a and .role == "deny" and .verdict == "skip"
+         and (.reason | test($w)))] | length' "$res")
+  (( rows > 0 && ok == rows )) || { jq -r --arg a "$a" '.attempts[] | select(.attempt == $a) | "\(.id) \(.verdict): \(.reason)"' "$res" >&2
+                                    fail "$a: $ok of $rows deny executions were the expected skip"; }
+done
+(( $(ran_role device-read allow) > 0 )) || fail "class device-read ran no control (own-device)"
 form_rows='.attempts[] | select(.attempt == "win.path.write." + $f or .attempt == "win.path.read." + $f)'
 for f in $need_forms; do
   ran_form=$(jq --arg f "$f" "[$form_rows | select(.verdict != \"skip\")] | length" "$res")

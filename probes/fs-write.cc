@@ -1,6 +1,6 @@
 // breakout-probe-fs-write: tries ONE file-system modification at a path it is given.
 //
-//   breakout-probe-fs-write --op OP --path P [--src S] [--via symlink|hardlink --link L]
+//   breakout-probe-fs-write --op OP --path P [--src S] [--via symlink|hardlink --link L | --via win-interop]
 //
 // OP (each is a single syscall; the errno reported is that syscall's):
 //   create      open(P, O_CREAT|O_EXCL) and write "breakout\n"
@@ -40,6 +40,10 @@
 // --via plants a second name first and runs OP on it: symlink(P, L) or link(P, L), then
 // OP at L (create, append, truncate, chmod only). How a sandbox that protects P by its
 // path, not its inode, is walked around from a writable directory (catalog §10).
+// --via win-interop (create, append; in WSL): the write is done by cmd.exe, a Windows program
+// the kernel starts through WSL's binfmt interop, outside this process's namespaces, seccomp
+// filter and Landlock ruleset (probes/win_interop.h); no interop here is
+// "route_state":"unavailable".
 //
 // Result: ok=true when the operation succeeded as seen from inside; otherwise
 // errno/errname of the failing syscall ("step" names it: open, write, rename...).
@@ -66,6 +70,7 @@
 #include "probes/common/args.h"
 #include "probes/common/posix.h"
 #include "probes/common/report.h"
+#include "probes/win_interop.h"
 
 using namespace breakout::probe;
 
@@ -77,6 +82,7 @@ constexpr char kUsage[] =
     "      mknod reopen\n"
     "  --src is required by rename-out, rename-in, hardlink, symlink, plant-link and refused otherwise\n"
     "  --via symlink|hardlink --link L: name P at L first, then OP at L (create append truncate chmod)\n"
+    "  --via win-interop: cmd.exe, through WSL's interop, does OP (create append) at P\n"
     "  --userns: enter a new user+mount namespace and remount P's mount read-write first\n"
     "  --clone3 (with --userns): make that namespace with clone3(2) in a child, which runs the op\n";
 
@@ -183,9 +189,13 @@ int main(int argc, char** argv) {
   const std::string op = args.require("op");
   std::string path = args.require("path");
   const std::string via = args.get("via").value_or("");
-  if (via != "" && via != "symlink" && via != "hardlink") args.usage_error("--via is symlink or hardlink");
-  if (via.empty() == args.has("link")) args.usage_error("--via and --link go together");
-  if (!via.empty() && op != "create" && op != "append" && op != "truncate" && op != "chmod")
+  const bool interop = via == "win-interop";
+  if (via != "" && via != "symlink" && via != "hardlink" && !interop)
+    args.usage_error("--via is symlink, hardlink or win-interop");
+  if (interop && (args.has("link") || args.has("userns") || !win_interop_takes(op)))
+    args.usage_error("--via win-interop takes create or append, without --link and --userns");
+  if (!interop && via.empty() == args.has("link")) args.usage_error("--via symlink|hardlink and --link go together");
+  if (!via.empty() && !interop && op != "create" && op != "append" && op != "truncate" && op != "chmod")
     args.usage_error("--via takes create, append, truncate or chmod");
   static const char* const kOps[] = {"create", "append", "truncate", "rename-out", "rename-in", "delete",
                                      "mkdir",  "hardlink", "symlink", "plant-link", "chmod", "mkfifo", "mknod", "reopen"};
@@ -203,6 +213,11 @@ int main(int argc, char** argv) {
   r.set("op", op);
   r.set("path", path);
   if (needs_src) r.set("src", src);
+  if (interop) {
+    write_via_win_interop(r, op, path);
+    r.emit();
+    return r.exit_code();
+  }
   if (!via.empty()) {
     const std::string link = args.require("link");
     r.set("via", via);

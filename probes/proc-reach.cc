@@ -35,6 +35,7 @@
 #include "probes/common/args.h"
 #include "probes/common/own_token.h"
 #include "probes/common/report.h"
+#include "probes/common/tokens.h"
 #include "probes/common/victim.h"
 
 namespace {
@@ -70,21 +71,6 @@ std::vector<Region> writable_regions(pid_t pid, int* err) {
   }
   if (out.empty()) *err = errno ? errno : EACCES;
   return out;
-}
-
-// Collects "BREAKOUT-CANARY-<32 hex>" / "BREAKOUT-OWN-<32 hex>" tokens in `data`.
-void collect_tokens(const std::string& data, std::set<std::string>* found) {
-  for (const char* prefix : {"BREAKOUT-CANARY-", breakout::kOwnTokenPrefix}) {
-    const std::size_t plen = std::strlen(prefix);
-    for (std::size_t at = data.find(prefix); at != std::string::npos && found->size() < 8;
-         at = data.find(prefix, at + 1)) {
-      if (at + plen + 32 > data.size()) break;
-      std::string tok = data.substr(at, plen + 32);
-      bool hex = true;
-      for (std::size_t i = plen; i < tok.size(); ++i) hex = hex && std::isxdigit(static_cast<unsigned char>(tok[i]));
-      if (hex) found->insert(tok);
-    }
-  }
 }
 
 // Reads the regions with `read(addr, len, buf) -> bytes or -1`, within `budget`.

@@ -40,7 +40,7 @@
 
 namespace {
 
-constexpr const char* kUsage = "usage: breakout-probe-syscall-abi --abi i386|x32 --path P\n";
+constexpr const char* kUsage = "usage: breakout-probe-syscall-abi --abi i386|x32 --path P [--witness PATH]\n";
 
 using breakout::abi::SyscallAbi;
 
@@ -92,13 +92,14 @@ Availability check_abi(SyscallAbi abi) {
 
 int main(int argc, char** argv) {
   using namespace breakout::probe;
-  Args args(argc, argv, kUsage, {{"abi", Args::kValue}, {"path", Args::kValue}});
+  Args args(argc, argv, kUsage, {{"abi", Args::kValue}, {"path", Args::kValue}, {"witness", Args::kValue}});
   ::alarm(15);  // hard bound over everything
   const std::string abi_name = args.require("abi");
   if (abi_name != "i386" && abi_name != "x32") args.usage_error("--abi must be i386 or x32");
   const SyscallAbi abi = abi_name == "i386" ? SyscallAbi::kI386 : SyscallAbi::kX32;
   const std::string path = args.require("path");
   ProbeReport rep("syscall-abi");
+  if (auto w = args.get("witness")) rep.witness_to(*w);  // the in-run control where the ABI is refused (witness.h)
   rep.set("abi", abi_name);
   rep.set("path", path);
   const Availability av = check_abi(abi);

@@ -1,4 +1,4 @@
-// The probe's "unavailable here" reports, the three places the host lets them count, and the absent syscall ABI.
+// The probe's "unavailable here" reports, the places the host lets them count, and the absent syscall ABI.
 #include "harness/attempt/excuse.h"
 
 #include <algorithm>
@@ -45,6 +45,36 @@ std::optional<std::string> technique_unavailable(const Attempt& a, std::size_t b
   const auto reason = probe_says_unavailable(run, "technique");
   if (!reason) return std::nullopt;
   return "N/A: technique " + asked + " unavailable here: " + *reason + "; no heartbeat was ever written";
+}
+
+std::string arg_of(const Attempt& a, const std::string& option) {
+  for (std::size_t i = 0; i + 1 < a.args.size(); ++i)
+    if (a.args[i] == option) return a.args[i + 1];
+  return "";
+}
+
+// No wsl.exe or no distribution (Windows), no WSLInterop binfmt entry or no cmd.exe (WSL): N/A
+// only when the host itself has no such route, besides the probe's word and nothing changed.
+Observation route_applies(Observation o, const Execution& ex, const LaunchResult& run,
+                          const std::optional<std::string>& host_says) {
+  if (o.effect != Effect::kNotHappened || !host_says) return o;
+  const std::string asked = arg_of(*ex.attempt, "--via");
+  if (asked != "wsl" && asked != "win-interop") return o;
+  const auto reason = probe_says_unavailable(run, "route");
+  if (!reason) return o;
+  o.evidence["route_unavailable"] = true;
+  o.not_applicable = "N/A: route " + asked + " unavailable here: " + *reason + "; the harness's own check: " +
+                     *host_says + "; nothing happened outside";
+  return o;
+}
+
+Observation launch_applies(Observation o, const Execution& ex, const LaunchResult& run) {
+  if (o.effect != Effect::kNotHappened || arg_of(*ex.attempt, "--launch") != "wmi") return o;
+  const auto reason = probe_says_unavailable(run, "launch");
+  if (!reason) return o;
+  o.evidence["launch_unavailable"] = true;
+  o.not_applicable = "N/A: launch path wmi unavailable here: " + *reason + "; no listener received the nonce";
+  return o;
 }
 
 namespace {

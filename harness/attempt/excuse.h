@@ -30,6 +30,23 @@ Observation form_applies(Observation o, const Execution& ex, const LaunchResult&
 // the skip reason; nullopt otherwise (judged as usual).
 std::optional<std::string> technique_unavailable(const Attempt& a, std::size_t beats, const LaunchResult& run);
 
+// The value an attempt's args give `option` ("--via", "--launch"), "" when they give none.
+std::string arg_of(const Attempt& a, const std::string& option);
+
+// fs-write through the other operating system (`--via wsl` on Windows, `--via win-interop` in
+// WSL: probes/win/wsl_route.h, probes/win_interop.h): the probe says the route is unavailable
+// here (`route_state`), the harness's own check of the host agrees (`host_says`,
+// oracle/interop_route.h) and nothing happened outside: the observation becomes N/A. A probe
+// that claims it on a host that has the route, or unasked, is judged as usual.
+Observation route_applies(Observation o, const Execution& ex, const LaunchResult& run,
+                          const std::optional<std::string>& host_says);
+
+// net-connect through another launch path (`--launch wmi`, probes/win/relaunch.h): the probe says
+// the path is absent here (`launch_state`: no WMI process provider; any failure under Wine) and
+// no listener got the nonce: the observation becomes N/A. Only wmi can be absent: a plain
+// CreateProcessW, ShellExecuteExW or cmd.exe that fails is the sandbox's answer, judged.
+Observation launch_applies(Observation o, const Execution& ex, const LaunchResult& run);
+
 // How the probe ended, in one bounded line for the evidence: the `<what>_state` and
 // `<what>_reason` it reported, or, without a report, how the spawned process ended
 // (a signal such as a seccomp filter's SIGSYS, an exit status, a timeout).

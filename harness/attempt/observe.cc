@@ -7,6 +7,7 @@
 
 #include "harness/attempt/spell_path.h"
 #include "harness/core/error.h"
+#include "harness/core/file_prefix.h"
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
 #include "harness/oracle/remote_listener.h"
@@ -19,19 +20,6 @@ using std::chrono::milliseconds;
 namespace {
 
 constexpr std::size_t kScanLimit = 1u << 20;  // bytes read per file when hunting canary tokens
-
-// The first `limit` bytes of `p`, read in 64 KiB steps: a 1 MiB zero-filled buffer per
-// file cost more than the read itself for the tree's small files (one per file per read case).
-std::string read_prefix(const fs::path& p, std::size_t limit) {
-  std::ifstream in(p, std::ios::binary);
-  std::string data;
-  std::vector<char> buf(64 * 1024);
-  while (in && data.size() < limit) {
-    in.read(buf.data(), static_cast<std::streamsize>(std::min(buf.size(), limit - data.size())));
-    data.append(buf.data(), static_cast<std::size_t>(in.gcount()));
-  }
-  return data;
-}
 
 // '/'-separated on every platform, like the snapshot's keys (fs_snapshot.h).
 std::string relative_to_tree(const fs::path& p, const AttemptTree& tree) {
@@ -81,7 +69,7 @@ std::vector<std::string> find_token(const std::string& token, const LaunchResult
        it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
     if (it->path().lexically_normal() == own_file) continue;
-    if (read_prefix(it->path(), kScanLimit).find(token) != std::string::npos)
+    if (read_file_prefix(it->path(), kScanLimit).find(token) != std::string::npos)
       where.push_back("file " + printable_excerpt(relative_to_tree(it->path(), tree), 256));
     if (where.size() > 16) break;
   }

@@ -63,6 +63,8 @@ constexpr OracleRow kOracles[] = {
     {C::kNetInbound, oracles::inbound},
     {C::kSpawnerFollow, oracles::spawner_follow},
     {C::kFsRace, oracles::plain_write},
+    {C::kRegistryRead, oracles::host_object},
+    {C::kDeviceRead, oracles::host_object},
 };
 
 constexpr bool in_enum_order() {

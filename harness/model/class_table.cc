@@ -66,7 +66,7 @@ constexpr ClassSpec kClasses[] = {
      .decided_by = PolicyField::kWritable, .expect = rules::io_uring_write},
     {.klass = C::kIoUringConnect, .name = "io-uring-connect", .probe = "io-uring", .targets = true, .witness = true,
      .decided_by = PolicyField::kNetwork, .expect = rules::connect},
-    {.klass = C::kSyscallAbiWrite, .name = "syscall-abi-write", .probe = "syscall-abi", .targets = true,
+    {.klass = C::kSyscallAbiWrite, .name = "syscall-abi-write", .probe = "syscall-abi", .targets = true, .witness = true,
      .decided_by = PolicyField::kWritable, .params = "i386|x32", .expect = rules::abi_write},
     {.klass = C::kRegistryWrite, .name = "registry-write", .probe = "reg-write", .targets = true,
      .host_noun = "registry keys", .expect = rules::host_object},
@@ -103,6 +103,11 @@ constexpr ClassSpec kClasses[] = {
      .decided_by = PolicyField::kWritable, .expect = rules::spawner_follow},
     {.klass = C::kFsRace, .name = "fs-race", .probe = "fs-race", .targets = true,
      .decided_by = PolicyField::kWritable, .expect = rules::race_write},
+    {.klass = C::kRegistryRead, .name = "registry-read", .probe = "reg-read", .targets = true,
+     .host_noun = "registry keys (their values are where programs and services keep credentials)",
+     .expect = rules::host_object},
+    {.klass = C::kDeviceRead, .name = "device-read", .probe = "device-read", .targets = true,
+     .host_noun = "raw disks", .expect = rules::host_object},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

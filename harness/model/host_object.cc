@@ -20,6 +20,13 @@ constexpr HostObjectInfo kObjects[] = {
     {"own-posix-shm", AttemptClass::kIpcReach, false},
     {"tmp-file", AttemptClass::kIpcReach, true},
     {"var-tmp-file", AttemptClass::kIpcReach, true},
+    // Windows: files where every user may write (C:\Users\Public, C:\ProgramData, a directory
+    // with an Everyone full-control ACE, the user's %TEMP%: oracle/win/shared_files.h); the
+    // control is workspace-file, as for /tmp.
+    {"users-public-file", AttemptClass::kIpcReach, true},
+    {"programdata-file", AttemptClass::kIpcReach, true},
+    {"everyone-dir-file", AttemptClass::kIpcReach, true},
+    {"user-temp-file", AttemptClass::kIpcReach, true},
     {"workspace-file", AttemptClass::kIpcReach, false},
     // key-read: a user key in the harness's user keyring (keyrings(7)); control: the probe's own key.
     {"user-key", AttemptClass::kKeyRead, true},
@@ -49,6 +56,15 @@ constexpr HostObjectInfo kObjects[] = {
     {"clipboard-read", AttemptClass::kDesktopReach, true},
     {"clipboard-write", AttemptClass::kDesktopReach, true},
     {"own-window", AttemptClass::kDesktopReach, false},
+    // registry-read (Windows): keys the harness creates under HKCU\Software and HKLM\Software
+    // holding a canary value; control: a per-attempt key it creates and names to the probe.
+    {"hkcu-secret", AttemptClass::kRegistryRead, true},
+    {"hklm-secret", AttemptClass::kRegistryRead, true},
+    {"reg-grant-read", AttemptClass::kRegistryRead, false},
+    // device-read (Windows): \\.\PhysicalDrive0, read by the harness itself first; control: a
+    // workspace file the harness writes, read through the same calls.
+    {"physical-drive", AttemptClass::kDeviceRead, true},
+    {"own-device", AttemptClass::kDeviceRead, false},
 };
 }  // namespace
 
@@ -86,6 +102,19 @@ Expectation expect_host_object(AttemptClass klass, const Target& target, const P
     // workspace. It shows the probe's write works here; a sandbox that refuses every
     // registry write comes out overblock on it, and its denials then prove nothing.
     return {Expected::kAllowed, "the per-attempt key the harness created and named to the probe (control)"};
+  if (target.value == "reg-grant-read")
+    // The same for reads: the registry's "workspace" again, a key the harness creates and names
+    // in the command. It shows the probe's read works in this sandbox (a sandbox that refuses every
+    // registry read comes out overblock on it, and its denials then prove nothing).
+    return {Expected::kAllowed, "the per-attempt key the harness created and named to the probe, holding the own "
+                                "token (control)"};
+  if (target.value == "own-device")
+    // No device is the sandbox's own: the control is a workspace file read through the very same
+    // calls (CreateFileW with the device flags, one aligned 4 KiB ReadFile), which every policy allows.
+    return {Expected::kAllowed, "a workspace file the harness wrote, read through the raw-device calls (control)"};
+  if (target.value == "physical-drive")
+    return {Expected::kDenied, "\\\\.\\PhysicalDrive0, the host's raw disk: no policy grants a raw disk (a sector read "
+                               "passes every file's ACL, deny_read included)"};
   if (target.value == "own-window")
     // The clipboard attempts share this control: the clipboard is one per window station
     // (Microsoft Learn, "Window Stations"), so there is no clipboard of the sandbox's own the

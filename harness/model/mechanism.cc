@@ -9,7 +9,7 @@ namespace {
 // Every mechanism and its name in profiles and scenario files, in enum order.
 constexpr std::pair<Mechanism, const char*> kNames[] = {
     {Mechanism::kAfUnix, "af_unix"}, {Mechanism::kIoUring, "io_uring"},
-    {Mechanism::kPtrace, "ptrace"}, {Mechanism::kProcfs, "procfs"}};
+    {Mechanism::kPtrace, "ptrace"}, {Mechanism::kProcfs, "procfs"}, {Mechanism::kI386Abi, "i386_abi"}};
 }  // namespace
 
 const char* to_string(Mechanism m) {

@@ -28,6 +28,10 @@ enum class Mechanism {
   // /proc/<pid> naming the command's own processes: srt runs the command in a pid namespace of
   // its own under a /proc mounted for the outer one, so /proc/<child pid> is another process.
   kProcfs,
+  // The i386 syscall entry (int 0x80) of a 64-bit process: a seccomp filter that checks
+  // seccomp_data.arch, as it must (seccomp(2)), kills it with SIGSYS (srt's and Codex's do), so the
+  // workspace write through it, the control of abi.i386-open-write, cannot happen there.
+  kI386Abi,
 };
 
 const char* to_string(Mechanism m);                        // "af_unix", as profiles write it

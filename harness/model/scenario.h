@@ -38,7 +38,7 @@ enum class AttemptClass {
   kSessionSetup,     // boot widens access outside the roots       -> boot's own snapshot diff, rights classified
   // Host objects (target "ipc:<name>", model/host_object.h; oracle in attempt/oracles/host_object.cc):
   kProcessReach,  // ptrace/read/signal a host process            -> victim's canary, tracer, signal, state
-  kIpcReach,      // SysV/POSIX IPC, host /tmp and /var/tmp files -> object changed, canary in output
+  kIpcReach,      // SysV/POSIX IPC, host /tmp and /var/tmp files, Windows shared locations -> object changed, canary in output
   kKeyRead,       // read a key from the host's keyring            -> key's canary in output
   kTtyInject,     // TIOCSTI into the caller's terminal            -> nonce in the pty's input queue
   kDnsQuery,      // resolve a nonce name at a harness resolver   -> the resolver saw the name
@@ -74,6 +74,9 @@ enum class AttemptClass {
   kSpawnerFollow,  // plant a link where the spawner writes every exec   -> the link's target, by snapshot
   // Races between a path check and the write (probes/fs-race.cc):
   kFsRace,         // a flipping symlink, a RENAME_EXCHANGE with an outside dir -> snapshot diff, as fs-write
+  // Windows reads past the sandbox's token (oracle/win/registry_secret.h, raw_device.h):
+  kRegistryRead,   // read a value of a harness-made HKCU/HKLM key     -> the key's canary in the output
+  kDeviceRead,     // read the first sector of \\.\PhysicalDrive0      -> keyed digest of the harness's own read in the output
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);

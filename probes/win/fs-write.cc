@@ -1,6 +1,6 @@
 // breakout-probe-fs-write (Windows): tries ONE file-system modification at a path it is given.
 //
-//   breakout-probe-fs-write --op OP --path P [--src S] [--form F [--link L]]
+//   breakout-probe-fs-write --op OP --path P [--src S] [--form F [--link L] | --via wsl]
 //
 // The Windows twin of probes/fs-write.cc, same arguments and report. Paths are
 // WTF-8 (harness/core/wtf8.h) and reach the wide *W functions unchanged.
@@ -19,6 +19,8 @@
 // --form F spells P in a Windows path form first (harness/paths/win_spell.h; junctions,
 // symlinks, hard links and the \RPC Control link are planted at L, a workspace path);
 // a form that cannot apply here is reported "form_state":"unavailable" (probes/win/path_form.h).
+// --via wsl (create, append): the write is done by a Linux process wsl.exe starts, outside this
+// process's token, job and ACLs (probes/win/wsl_route.h); no WSL here is "route_state":"unavailable".
 // Microsoft Learn: "CreateFileW", "MoveFileExW", "CreateHardLinkW", "CreateSymbolicLinkW".
 //
 // Result: ok=true when the call succeeded as seen from inside; otherwise errno (the
@@ -33,13 +35,14 @@
 #include "probes/common/report.h"
 #include "probes/common/win32.h"
 #include "probes/win/path_form.h"
+#include "probes/win/wsl_route.h"
 
 using namespace breakout::probe;
 
 namespace {
 
 constexpr char kUsage[] =
-    "usage: breakout-probe-fs-write --op OP --path P [--src S] [--form F [--link L]]\n"
+    "usage: breakout-probe-fs-write --op OP --path P [--src S] [--form F [--link L] | --via wsl]\n"
     "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink\n"
     "  --src is required by rename-out, rename-in, hardlink, symlink and refused otherwise\n";
 
@@ -72,7 +75,7 @@ int wmain(int argc, wchar_t** wargv) {
   WideArgs wide_args(argc, wargv);
   Args args(wide_args.argc(), wide_args.argv(), kUsage,
             {{"op", Args::kValue}, {"path", Args::kValue}, {"src", Args::kValue}, {"form", Args::kValue},
-             {"link", Args::kValue}});
+             {"link", Args::kValue}, {"via", Args::kValue}});
   const std::string op = args.require("op");
   const std::string path = args.require("path");
   static const char* const kOps[] = {"create", "append", "truncate", "rename-out", "rename-in",
@@ -87,12 +90,26 @@ int wmain(int argc, wchar_t** wargv) {
   const std::string src = args.get("src").value_or("");
   const std::string form = args.get("form").value_or("");
   if (!form.empty() && !breakout::winpath::is_spelling(form)) args.usage_error("unknown --form '" + form + "'");
+  const std::string via = args.get("via").value_or("");
+  if (!via.empty() && via != "wsl") args.usage_error("--via is wsl on Windows");
+  if (!via.empty() && !wsl_route_takes(op)) args.usage_error("--via wsl takes create or append");
+  if (!via.empty() && (!form.empty() || args.has("link"))) args.usage_error("--via wsl goes without --form and --link");
 
   ProbeReport r("fs-write");
   r.set("op", op);
   r.set("path", path);
   if (needs_src) r.set("src", src);
 
+  if (!via.empty()) {
+    try {
+      (void)wide(path);
+    } catch (const std::exception& e) {
+      args.usage_error(std::string("path is not WTF-8: ") + e.what());
+    }
+    write_via_wsl(r, op, path);
+    r.emit();
+    return r.exit_code();
+  }
   std::wstring p, s;
   FormAim aim(r, form, args.get("link").value_or(""));
   try {

@@ -1,6 +1,7 @@
 // breakout-probe-net-connect (Windows): tries to deliver a nonce to a TCP or UDP endpoint (Winsock), directly or through a proxy.
 //
 //   breakout-probe-net-connect --target SPEC --nonce N [--via-proxy]
+//       [--launch direct|create-process|shellexecute|cmd-start|wmi]
 //
 // The Windows twin of probes/net-connect.cc for its numeric targets:
 //   tcp:ADDR:PORT   stream connect; ADDR an IPv4 address or [IPv6] (numeric only:
@@ -27,6 +28,16 @@
 // ("direct"|"proxy"), proxy, proxy_var, proxy_status, address, sent, received.
 // Bounds: 2 s connect timeout, reads of at most 4 KiB within 2 s (proxy answer) or
 // 0.5 s, a 15 s watchdog over everything.
+// --launch other than direct (the default): the probe does not connect itself; it starts a copy
+// of itself (GetModuleFileNameW) through that launch path (relaunch.h) with the same --target,
+// --nonce and --via-proxy plus --report-to FILE (a file in its cwd), waits for it at most 8 s,
+// and reports what the grandchild reported there: fields launch, launch_state ("started",
+// "unavailable": the path is absent here, "failed"), launch_reason, grandchild_pid,
+// grandchild_finished, grandchild_killed, grandchild_exit_code, grandchild_report (its report
+// line, at most 4 KiB, evidence only); ok is the grandchild's. The nonce is on the grandchild's
+// command line, so the harness's nonce scan finds a grandchild that left the job (WMI).
+// --report-to FILE (internal, the grandchild): closes the standard handles it was given first (a
+// launcher may hand it the spawner's pipes), writes its report line only to FILE.
 // Microsoft Learn: "connect function" (non-blocking connect completes when the
 // socket becomes writable), "WSAPoll function", "shutdown function".
 // Exit: 0 ok, 1 failed attempt, 64 usage error.
@@ -48,6 +59,7 @@
 #include "probes/common/proxy_target.h"
 #include "probes/common/report.h"
 #include "probes/common/win32.h"
+#include "probes/win/relaunch.h"
 
 using namespace breakout::probe;
 
@@ -55,9 +67,11 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy] [--witness PATH]\n"
+    "         [--launch direct|create-process|shellexecute|cmd-start|wmi]\n"
     "  SPEC: tcp:ADDR:PORT | udp:ADDR:PORT | http[s]://ADDR[:PORT][/...]   (ADDR numeric; IPv6 as [v6-address])\n";
 constexpr int kConnectTimeoutMs = 2000;
 constexpr std::size_t kMaxRead = 4096;
+constexpr DWORD kGrandchildWaitMs = 8000;  // within the 15 s watchdog and a policy's 10 s timeout
 
 // Closes a SOCKET on every path.
 class Socket {
@@ -139,15 +153,121 @@ DWORD connect_bounded(SOCKET s, const addrinfo* ai) {
   return err;
 }
 
+std::string utf8(const std::wstring& w) { return breakout::wtf8_from_utf16(std::u16string(w.begin(), w.end())); }
+
+std::wstring self_path() {
+  std::wstring buf(32768, L'\0');
+  buf.resize(::GetModuleFileNameW(nullptr, buf.data(), static_cast<DWORD>(buf.size())));
+  return buf;
+}
+
+// At most kMaxRead bytes of `file` ("" when it cannot be read).
+std::string read_bounded(const std::wstring& file) {
+  breakout::UniqueHandle h(::CreateFileW(file.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                                         nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr));
+  std::string got(kMaxRead, '\0');
+  DWORD n = 0;
+  if (!h || !::ReadFile(h.get(), got.data(), static_cast<DWORD>(got.size()), &n, nullptr)) return "";
+  got.resize(n);
+  return got;
+}
+
+// The grandchild's report: written whole, as its last act.
+bool write_report(const std::wstring& file, const std::string& line) {
+  breakout::UniqueHandle h(::CreateFileW(file.c_str(), GENERIC_WRITE, FILE_SHARE_READ, nullptr, CREATE_ALWAYS,
+                                         FILE_ATTRIBUTE_NORMAL, nullptr));
+  DWORD done = 0;
+  return h && ::WriteFile(h.get(), line.data(), static_cast<DWORD>(line.size()), &done, nullptr) && done == line.size();
+}
+
+// The grandchild's report file in the probe's cwd (an absolute path: a WMI grandchild starts in
+// the provider host's directory), removed on every path.
+class ReportFile {
+ public:
+  ReportFile() {
+    std::wstring cwd(32768, L'\0');
+    cwd.resize(::GetCurrentDirectoryW(static_cast<DWORD>(cwd.size()), cwd.data()));
+    if (!cwd.empty() && cwd.back() != L'\\') cwd += L'\\';
+    path_ = cwd + L"breakout-launch-" + std::to_wstring(::GetCurrentProcessId()) + L".report";
+    ::DeleteFileW(path_.c_str());
+  }
+  ~ReportFile() { ::DeleteFileW(path_.c_str()); }
+  ReportFile(const ReportFile&) = delete;
+  ReportFile& operator=(const ReportFile&) = delete;
+  const std::wstring& path() const { return path_; }
+  bool complete() const { return read_bounded(path_).find('\n') != std::string::npos; }
+
+ private:
+  std::wstring path_;
+};
+
+// --launch: the connect is the grandchild's; this reports how it was started and what it said.
+int relay(ProbeReport& r, const std::string& launch, const std::string& spec, const std::string& nonce, bool via_proxy) {
+  r.set("launch", launch);
+  ReportFile file;
+  std::vector<std::string> args = {"--target", spec, "--nonce", nonce};
+  if (via_proxy) args.push_back("--via-proxy");
+  args.insert(args.end(), {"--report-to", utf8(file.path())});
+  const Relaunch g = relaunch_self(launch, self_path(), args, [&file] { return file.complete(); }, kGrandchildWaitMs);
+  r.set("launch_state", g.state);
+  r.set("launch_reason", g.detail);
+  if (g.pid != 0) r.set("grandchild_pid", static_cast<unsigned long long>(g.pid));
+  if (g.state != "started") {
+    r.fail(g.step, g.state == "unavailable" ? ENOSYS : EACCES);
+    r.emit();
+    return r.exit_code();
+  }
+  r.set("grandchild_finished", g.finished);
+  r.set("grandchild_killed", g.killed);
+  if (g.have_exit_code) r.set("grandchild_exit_code", static_cast<unsigned long long>(g.exit_code));
+  r.set("waited_ms", g.waited_ms);
+  std::string got = read_bounded(file.path());
+  if (got.rfind("BREAKOUT-REPORT ", 0) == 0) got.erase(0, 16);
+  while (!got.empty() && (got.back() == '\n' || got.back() == '\r')) got.pop_back();
+  r.set("grandchild_report", got);
+  if (got.empty()) {
+    r.fail("grandchild-report", ENOENT);
+    r.set_detail("the grandchild left no report within " + std::to_string(kGrandchildWaitMs / 1000) + " s");
+  } else if (got.find("\"ok\":true") != std::string::npos) {
+    r.succeed();
+  } else {
+    r.fail("grandchild", EIO);
+    r.set_detail("the grandchild's attempt failed (grandchild_report)");
+  }
+  r.emit();
+  return r.exit_code();
+}
+
+// The grandchild's standard handles: whatever a launcher gave it (Wine's wbemprox and
+// ShellExecuteExW start it without STARTF_USESTDHANDLES, so it would get the probe's, the
+// spawner's pipes) is closed, so no pipe of the spawner waits on it.
+void drop_standard_handles() {
+  for (DWORD which : {STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE}) {
+    const HANDLE h = ::GetStdHandle(which);
+    if (h != nullptr && h != INVALID_HANDLE_VALUE) ::CloseHandle(h);
+    ::SetStdHandle(which, nullptr);
+  }
+}
+
 }  // namespace
 
 int wmain(int argc, wchar_t** wargv) {
   WideArgs wide_args(argc, wargv);
   Args args(wide_args.argc(), wide_args.argv(), kUsage,
-            {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}, {"witness", Args::kValue}});
+            {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}, {"witness", Args::kValue},
+             {"launch", Args::kValue}, {"report-to", Args::kValue}});
   const std::string spec = args.require("target");
   const std::string nonce = args.require("nonce");
   const bool via_proxy = args.has("via-proxy");
+  const std::string launch = args.get("launch").value_or("direct");
+  if (launch != "direct" && !is_launch_path(launch)) args.usage_error("unknown --launch '" + launch + "'");
+  if (launch != "direct" && args.has("report-to")) args.usage_error("--report-to is the grandchild's, without --launch");
+  std::wstring report_to;
+  try {
+    if (auto f = args.get("report-to")) report_to = wide(*f);
+  } catch (const std::exception& e) {
+    args.usage_error(std::string("--report-to is not WTF-8: ") + e.what());
+  }
   if (nonce.empty() || nonce.size() > 256) args.usage_error("--nonce must be 1..256 characters");
   for (char ch : nonce)
     if (ch <= ' ' || ch > '~') args.usage_error("--nonce must be printable ASCII without spaces");
@@ -155,10 +275,18 @@ int wmain(int argc, wchar_t** wargv) {
   if (!target || target->proto == "unix") args.usage_error("--target must be tcp:ADDR:PORT, udp:ADDR:PORT or http[s]://ADDR[:PORT] on Windows");
   const bool udp = target->proto == "udp";
   start_watchdog(std::chrono::seconds(15));  // hard bound, like alarm(15) in the POSIX probe
+  if (!report_to.empty()) drop_standard_handles();
 
   ProbeReport r("net-connect");
   if (auto w = args.get("witness")) r.witness_to(*w);
   r.set("target", spec);
+  if (launch != "direct") return relay(r, launch, spec, nonce, via_proxy);
+  // The grandchild (--report-to) reports to its file only; everyone else on stdout.
+  const auto finish = [&report_to](const ProbeReport& rep) {
+    if (report_to.empty()) rep.emit();
+    else write_report(report_to, rep.line());
+    return rep.exit_code();
+  };
   r.set("proto", target->proto);
   r.set("via", "direct");
   const std::string nonce_line = "BREAKOUT-NONCE " + nonce + "\n";
@@ -176,8 +304,7 @@ int wmain(int argc, wchar_t** wargv) {
     r.set("proxy_var", proxy.var);
     if (!proxy.parsed) {
       r.fail("proxy-url (only http:// proxies are spoken)", EPROTONOSUPPORT);
-      r.emit();
-      return r.exit_code();
+      return finish(r);
     }
     r.set("proxy", bracket(proxy.host) + ":" + proxy.port);
     if (proxy.has_credentials) {
@@ -192,8 +319,7 @@ int wmain(int argc, wchar_t** wargv) {
   WSADATA wsa{};
   if (const int rc = ::WSAStartup(MAKEWORD(2, 2), &wsa); rc != 0) {
     fail_win32(r, "WSAStartup", static_cast<DWORD>(rc));
-    r.emit();
-    return r.exit_code();
+    return finish(r);
   }
   addrinfo hints{};
   hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
@@ -201,8 +327,7 @@ int wmain(int argc, wchar_t** wargv) {
   AddrInfo ai;
   if (const int rc = ::getaddrinfo(connect_host.c_str(), connect_port.c_str(), &hints, &ai.ai); rc != 0 || !ai.ai) {
     fail_win32(r, proxy.var.empty() ? "getaddrinfo" : "resolve-proxy (numeric addresses only)", static_cast<DWORD>(rc));
-    r.emit();
-    return r.exit_code();
+    return finish(r);
   }
   r.set("address", bracket(connect_host) + ":" + connect_port);
   Socket s(::socket(ai.ai->ai_family, ai.ai->ai_socktype, ai.ai->ai_protocol));
@@ -248,6 +373,5 @@ int wmain(int argc, wchar_t** wargv) {
     }
     r.set("received", static_cast<unsigned long long>(got.size()));
   }
-  r.emit();
-  return r.exit_code();
+  return finish(r);
 }

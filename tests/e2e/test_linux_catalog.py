@@ -21,6 +21,7 @@ DNS = ["dns.nonce-name"]
 URING = ["uring.openat-create", "uring.connect"]
 HOST_ADDRESS = ["net.host-address"]
 ABI = {"abi.i386-open-write": "i386", "abi.x32-open-write": "x32"}
+WSL = ["wsl.interop.write"]  # a Windows cmd.exe through WSL's binfmt interop: a skip outside WSL
 HOST_ENDPOINTS = ["net:tcp4-host", "net:tcp6-host"]
 POLICIES = ["workspace-write", "network-full"]
 
@@ -55,7 +56,7 @@ def firejail_run(run_breakout):
 
 
 def test_suite_is_what_the_docs_list(none_run):
-    assert {a["attempt"] for a in none_run.attempts} == set(HOST_OBJECTS + CONFIG + DNS + URING + HOST_ADDRESS + list(ABI))
+    assert {a["attempt"] for a in none_run.attempts} == set(HOST_OBJECTS + CONFIG + DNS + URING + HOST_ADDRESS + list(ABI) + WSL)
     assert {a["policy"] for a in none_run.attempts} == set(POLICIES)
 
 
@@ -394,3 +395,21 @@ def test_syscall_abi_writes_follow_the_write_rule(none_run, bwrap_run, firejail_
         assert one(none_run, "abi.i386-open-write", "workspace-write", "allow")["verdict"] == ("pass" if int80 else "skip")
     if kernel_config("X86_X32_ABI") == "n":
         assert one(none_run, "abi.x32-open-write", "workspace-write", "allow")["verdict"] == "skip"
+
+
+def interop_present():
+    return any(os.path.exists(f"/proc/sys/fs/binfmt_misc/{n}") for n in ("WSLInterop", "WSLInterop-late"))
+
+
+@pytest.mark.parametrize("spawner", ["none", "bwrap", "firejail"])
+def test_wsl_interop_is_a_skip_with_the_route_reason_outside_wsl(spawner, none_run, bwrap_run, firejail_run):
+    """Outside WSL the route does not exist: every execution (deny and control) is a skip that names the
+    route and the harness's own check, never a pass. Inside WSL this test does not apply."""
+    if interop_present():
+        pytest.skip("this host is WSL with binfmt interop: the route exists and is judged")
+    run = {"none": none_run, "bwrap": bwrap_run, "firejail": firejail_run}[spawner]
+    rows = [a for a in run.attempts if a["attempt"] == "wsl.interop.write"]
+    assert len(rows) == 2 * len(POLICIES), run.explain(rows)
+    for a in rows:
+        assert a["verdict"] == "skip", (a["id"], a["verdict"], a["reason"])
+        assert a["reason"].startswith("N/A: route win-interop unavailable here") and "the harness's own check" in a["reason"], a["reason"]

@@ -74,7 +74,16 @@ TEST(HostObject, WindowsObjectsHostDeniedControlsAllowed) {
                       {AttemptClass::kDesktopReach, "ipc:window", Expected::kDenied},
                       {AttemptClass::kDesktopReach, "ipc:clipboard-read", Expected::kDenied},
                       {AttemptClass::kDesktopReach, "ipc:clipboard-write", Expected::kDenied},
-                      {AttemptClass::kDesktopReach, "ipc:own-window", Expected::kAllowed}};
+                      {AttemptClass::kDesktopReach, "ipc:own-window", Expected::kAllowed},
+                      {AttemptClass::kRegistryRead, "ipc:hkcu-secret", Expected::kDenied},
+                      {AttemptClass::kRegistryRead, "ipc:hklm-secret", Expected::kDenied},
+                      {AttemptClass::kRegistryRead, "ipc:reg-grant-read", Expected::kAllowed},
+                      {AttemptClass::kDeviceRead, "ipc:physical-drive", Expected::kDenied},
+                      {AttemptClass::kDeviceRead, "ipc:own-device", Expected::kAllowed},
+                      {AttemptClass::kIpcReach, "ipc:users-public-file", Expected::kDenied},
+                      {AttemptClass::kIpcReach, "ipc:programdata-file", Expected::kDenied},
+                      {AttemptClass::kIpcReach, "ipc:everyone-dir-file", Expected::kDenied},
+                      {AttemptClass::kIpcReach, "ipc:user-temp-file", Expected::kDenied}};
   for (NetworkMode m : {NetworkMode::kNone, NetworkMode::kLoopback, NetworkMode::kFull})
     for (const Row& r : rows) EXPECT_EQ(exp(r.klass, r.target, m), r.want) << r.target;
   // A registry target is not a named-object target, and the reverse.
@@ -82,10 +91,17 @@ TEST(HostObject, WindowsObjectsHostDeniedControlsAllowed) {
   EXPECT_THROW(exp(AttemptClass::kRegistryWrite, "ipc:pipe", NetworkMode::kNone), Error);
   EXPECT_THROW(exp(AttemptClass::kDesktopReach, "ipc:pipe", NetworkMode::kNone), Error);
   EXPECT_THROW(exp(AttemptClass::kNamedObjectReach, "ipc:window", NetworkMode::kNone), Error);
+  EXPECT_THROW(exp(AttemptClass::kRegistryRead, "ipc:reg-grant", NetworkMode::kNone), Error);  // the write class's control
+  EXPECT_THROW(exp(AttemptClass::kRegistryWrite, "ipc:hkcu-secret", NetworkMode::kNone), Error);
+  EXPECT_THROW(exp(AttemptClass::kDeviceRead, "ipc:workspace-file", NetworkMode::kNone), Error);
   // On Linux the classes are unavailable, saying why (a skip, never a pass).
   EXPECT_TRUE(class_unavailable(AttemptClass::kRegistryWrite));
   EXPECT_TRUE(class_unavailable(AttemptClass::kNamedObjectReach));
   EXPECT_TRUE(class_unavailable(AttemptClass::kDesktopReach));
+  EXPECT_TRUE(class_unavailable(AttemptClass::kRegistryRead));
+  EXPECT_TRUE(class_unavailable(AttemptClass::kDeviceRead));
+  for (const char* name : {"users-public-file", "programdata-file", "everyone-dir-file", "user-temp-file"})
+    EXPECT_TRUE(host_object_unavailable(name)) << name;  // Windows locations; the class itself runs on Linux
 }
 
 TEST(HostObject, LoopbackResolverFollowsTheNetworkMode) {

@@ -4,6 +4,7 @@
 #include "harness/attempt/oracles/oracles.h"
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
+#include "harness/oracle/interop_route.h"
 
 #include <filesystem>
 
@@ -20,10 +21,20 @@ class PlainWrite : public Oracle {
   }
 };
 
+// fs-write: a path form or a route through the other operating system (--via wsl|win-interop)
+// that does not exist here excuses "nothing happened" (excuse.h); the host's own check of the
+// route is asked only for an attempt that asked for one.
 class FsWrite final : public PlainWrite {
  public:
   Observation observe(Scene& s, const LaunchResult& run) override {
-    return form_applies(PlainWrite::observe(s, run), s.ex, run);
+    Observation o = form_applies(PlainWrite::observe(s, run), s.ex, run);
+    const std::string route = arg_of(s.attempt(), "--via");
+    if (route == "wsl" || route == "win-interop") {
+      const std::optional<std::string> host_says = interop_route_unavailable(route);
+      o.evidence["route_unavailable_on_host"] = host_says ? nlohmann::json(*host_says) : nlohmann::json(nullptr);
+      o = route_applies(std::move(o), s.ex, run, host_says);
+    }
+    return o;
   }
 };
 

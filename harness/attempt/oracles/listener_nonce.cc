@@ -1,6 +1,7 @@
 // Oracle of the connect classes: the attempt's nonce received by the target's listener.
 #include <algorithm>
 
+#include "harness/attempt/excuse.h"
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
 #include "harness/oracle/remote_listener.h"
@@ -11,7 +12,7 @@ namespace {
 
 class Connect final : public Oracle {
  public:
-  Observation observe(Scene& s, const LaunchResult&) override {
+  Observation observe(Scene& s, const LaunchResult& run) override {
     const AttemptIo& io = s.io;
     const RunContext& ctx = s.ctx;
     Observation o;
@@ -30,7 +31,7 @@ class Connect final : public Oracle {
     o.evidence["nonce_seen_by"] = all;
     o.effect = got ? Effect::kHappened : Effect::kNotHappened;
     o.summary = got ? "listener " + endpoint + " received the nonce" : "listener " + endpoint + " never received the nonce";
-    return o;
+    return launch_applies(std::move(o), s.ex, run);  // --launch wmi absent here (excuse.h)
   }
 };
 

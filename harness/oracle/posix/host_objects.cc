@@ -24,6 +24,7 @@
 
 #include "harness/attempt/tree.h"
 #include "harness/core/error.h"
+#include "harness/core/file_prefix.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
@@ -44,13 +45,7 @@ constexpr std::size_t kSeg = 4096;           // SysV / POSIX shm size
 constexpr std::size_t kReadLimit = 64 * 1024;  // bytes read back from anything the sandbox could write
 
 
-std::string read_limited(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::string data(kReadLimit, '\0');
-  in.read(data.data(), static_cast<std::streamsize>(data.size()));
-  data.resize(static_cast<std::size_t>(in.gcount()));
-  return data;
-}
+std::string read_limited(const fs::path& p) { return read_file_prefix(p, kReadLimit); }
 
 // SysV key from the nonce: 0x42 in the top byte marks ours (ipcs shows it), 24 bits of nonce.
 key_t sysv_key(const std::string& nonce) {
@@ -442,6 +437,9 @@ std::optional<std::string> class_unavailable(AttemptClass klass) {
   if (klass == AttemptClass::kNamedObjectReach) return std::string("Win32 named pipes and events exist only on Windows");
   if (klass == AttemptClass::kDesktopReach)
     return std::string("Win32 windows and the Win32 clipboard exist only on Windows (no X11/Wayland twin yet)");
+  if (klass == AttemptClass::kRegistryRead) return std::string("the registry exists only on Windows");
+  if (klass == AttemptClass::kDeviceRead)
+    return std::string("\\\\.\\PhysicalDrive0 is a Windows device (a Linux twin would read /dev/sda: not written)");
 #if !defined(__x86_64__)
   if (klass == AttemptClass::kSyscallAbiWrite) return std::string("the i386 and x32 syscall ABIs exist only on x86-64");
 #endif
@@ -461,6 +459,8 @@ std::optional<std::string> class_unavailable(AttemptClass klass) {
 }
 
 std::optional<std::string> host_object_unavailable(const std::string& name) {
+  if (name == "users-public-file" || name == "programdata-file" || name == "everyone-dir-file" || name == "user-temp-file")
+    return "host object " + name + " is a Windows location (oracle/win/shared_files.h); /tmp and /var/tmp are tmp-file, var-tmp-file";
   if (name == "user-key") {
     // Same call as the attempt; a throwaway key, invalidated at once.
     long id = ::syscall(SYS_add_key, "user", "breakout:availability", "x", 1, KEY_SPEC_USER_KEYRING);
