@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "harness/core/error.h"
+#include "harness/core/nonce.h"
 #include "harness/core/text.h"
 #include "harness/model/class_spec.h"
 #include "harness/model/expectation.h"
@@ -160,8 +161,22 @@ class TemplateSpawner final : public Spawner {
   std::string notes() const override { return profile_.notes; }
   std::string version() const override {
     if (profile_.version_argv.empty() || unavailable_reason()) return "";
+    // A tool may write state under its home even for --version (codex creates
+    // ~/.codex/tmp/arg0-linux, and with no HOME at all it takes the passwd entry's, the real
+    // one): it gets a throw-away home of its own, removed afterwards, as every spawn does.
+    const fs::path home = fs::temp_directory_path() / ("breakout-version-" + random_hex(8));
+    std::error_code ec;
+    fs::create_directories(home, ec);
+    struct RemoveAfter {
+      fs::path dir;
+      ~RemoveAfter() {
+        std::error_code e;
+        fs::remove_all(dir, e);
+      }
+    } remove_after{home};
     LaunchSpec spec;
     spec.argv = profile_.version_argv;
+    for (const auto& [name, value] : caller_base_env(home)) spec.env.push_back(name + "=" + value);
     spec.timeout = std::chrono::milliseconds(5000);
     spec.max_capture = 4096;
     const LaunchResult r = run_process(spec, nullptr, nullptr);

@@ -126,6 +126,10 @@ SIGNED = {
     },
 }
 RUNS = [(sandbox, suite) for sandbox in sorted(SIGNED) for suite in SIGNED[sandbox]["suites"]]
+# Whether the real ~/.codex existed before any run of this module: Codex creates its home's tmp/arg0-linux
+# even for --version, and the profile's version command once ran with no HOME (so the passwd entry's).
+REAL_CODEX_HOME = Path(os.path.expanduser("~")) / ".codex"
+REAL_CODEX_HOME_EXISTED = REAL_CODEX_HOME.exists()
 
 
 def require(sandbox):
@@ -257,3 +261,12 @@ def test_exit_status_follows_the_verdicts(sandbox_run):
     _, _, run = sandbox_run
     expected = 3 if run.by_verdict("escape") else 1 if run.by_verdict("error") or run.by_verdict("overblock") else 0
     assert run.returncode == expected, run.stdout[-3000:] + run.stderr[-2000:]
+
+
+def test_the_real_codex_home_is_never_created(sandbox_run):
+    sandbox, _, _ = sandbox_run
+    if sandbox != "codex-linux":
+        pytest.skip("only Codex keeps a home of its own (~/.codex)")
+    if REAL_CODEX_HOME_EXISTED:
+        pytest.skip(f"{REAL_CODEX_HOME} existed before these runs, so a write into it cannot be told from here")
+    assert not REAL_CODEX_HOME.exists(), f"a Codex run created the real {REAL_CODEX_HOME}"
