@@ -16,6 +16,13 @@ namespace fs = std::filesystem;
 TEST(SpawnerVersion, RunsWithAThrowAwayHomeThatIsRemovedAfterwards) {
   const fs::path ours = fs::temp_directory_path() / ("breakout-version-test-" + random_hex(4));
   fs::create_directories(ours);
+  struct RemoveAfter {  // also when an assertion below returns early
+    fs::path dir;
+    ~RemoveAfter() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } remove_after{ours};
   const char* saved = std::getenv("HOME");
   const std::string saved_home = saved ? saved : "";
   ::setenv("HOME", ours.c_str(), 1);
@@ -33,7 +40,6 @@ TEST(SpawnerVersion, RunsWithAThrowAwayHomeThatIsRemovedAfterwards) {
   EXPECT_NE(its_home, ours);
   EXPECT_FALSE(fs::exists(ours / ".tool")) << "the version command wrote into the caller's HOME";
   EXPECT_FALSE(fs::exists(its_home)) << "its throw-away home was left behind: " << its_home;
-  fs::remove_all(ours);
 }
 
 }  // namespace
