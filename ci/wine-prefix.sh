@@ -20,6 +20,10 @@ WINESERVER=/usr/lib/wine/wineserver64  # Debian keeps it off PATH
 
 wine_prefix_create() {
   export WINEDEBUG=-all WINEPREFIX="$(mktemp -d /tmp/breakout-wine.XXXXXX)"
+  # The wineserver's socket directory is named after the prefix's device and inode
+  # ("server-<st_dev hex>-<st_ino hex>", under /tmp/wine-XXXXXX here, /tmp/.wine-<uid> upstream);
+  # Wine never removes it. Named now, while the prefix exists and no other can have its inode.
+  WINE_SERVER_DIR_NAME="server-$(printf '%x-%x' $(stat -c '%d %i' "$WINEPREFIX"))"
   # Bounded: a prefix that cannot be created must fail the job, not stall it.
   timeout 180 "$WINE" wineboot --init >/dev/null 2>&1 || { echo "wine: wineboot --init failed in $WINEPREFIX" >&2; return 1; }
   timeout 120 "$WINESERVER" -w >/dev/null 2>&1 || { echo "wine: prefix update did not finish in $WINEPREFIX" >&2; return 1; }
@@ -33,7 +37,14 @@ wine_cleanup() {
   [[ -n ${WINEPREFIX:-} ]] || exit "$rc"  # never touch the default prefix (~/.wine)
   "$WINESERVER" -k >/dev/null 2>&1 || true
   timeout 30 "$WINESERVER" -w >/dev/null 2>&1 || true
-  local i
+  local i d
+  if [[ -n ${WINE_SERVER_DIR_NAME:-} ]]; then  # its server is gone: its socket directory goes too
+    for d in /tmp/wine-*/"$WINE_SERVER_DIR_NAME" "/tmp/.wine-$(id -u)/$WINE_SERVER_DIR_NAME"; do
+      [[ -d $d ]] || continue
+      rm -rf "$d"
+      rmdir "$(dirname "$d")" 2>/dev/null || true  # the parent too, once no other server uses it
+    done
+  fi
   for i in 1 2 3 4 5; do
     rm -rf "$WINEPREFIX" "$@" 2>/dev/null && break
     sleep 1
