@@ -60,7 +60,7 @@ bool parse_ref(const std::string& s, VictimRef* v) {
   unsigned long pid = 0, tid = 0;
   unsigned long long ev = 0;
   const bool ok = std::sscanf(s.c_str(), "pid:%lu:tid:%lu:event:%llx", &pid, &tid, &ev) == 3 ||
-                  std::sscanf(s.c_str(), "ready pid=%lu tid=%lu event=%llx", &pid, &tid, &ev) == 3;
+                  std::sscanf(s.c_str(), kVictimReadyFormat, &pid, &tid, &ev) == 3;
   if (!ok || pid == 0 || tid == 0 || ev == 0) return false;
   *v = {static_cast<DWORD>(pid), static_cast<DWORD>(tid), ev};
   return true;

@@ -23,6 +23,9 @@
 
 namespace breakout::probe {
 
+// The first line the victim writes, and how the harness and proc-reach read it back.
+inline constexpr char kVictimReadyFormat[] = "ready pid=%lu tid=%lu event=%llx";
+
 inline char g_win_victim_secret[160];  // static copy (.bss of the victim image)
 
 struct WinVictimOut {
@@ -64,9 +67,9 @@ inline DWORD WINAPI win_victim_watch(void* arg) {
   HANDLE watcher = ::CreateThread(nullptr, 0, win_victim_watch, &poke, 0, nullptr);
   if (watcher == nullptr) ::ExitProcess(1);
   char ready[128];
-  std::snprintf(ready, sizeof ready, "ready pid=%lu tid=%lu event=%llx\n", ::GetCurrentProcessId(),
+  std::snprintf(ready, sizeof ready - 1, kVictimReadyFormat, ::GetCurrentProcessId(),
                 ::GetCurrentThreadId(), static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(event)));
-  o.line(ready);
+  o.line(std::string(ready) + "\n");
   const ULONGLONG deadline = ::GetTickCount64() + lifetime_ms;
   for (unsigned long long n = 1; ::GetTickCount64() < deadline; ++n) {
     o.line("beat " + std::to_string(n) + "\n");

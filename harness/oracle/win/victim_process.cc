@@ -14,6 +14,7 @@
 #include "harness/platform/win/launch.h"
 #include "harness/platform/win/unique_handle.h"
 #include "harness/platform/win/win_util.h"
+#include "probes/win/victim_body.h"  // the victim's ready line
 
 namespace breakout {
 
@@ -56,7 +57,7 @@ class WinVictim : public HostObject {
     unsigned long long event = 0;
     const auto at = status.find("ready ");
     check(at != std::string::npos &&
-              std::sscanf(status.c_str() + at, "ready pid=%lu tid=%lu event=%llx", &pid, &tid, &event) == 3,
+              std::sscanf(status.c_str() + at, probe::kVictimReadyFormat, &pid, &tid, &event) == 3,
           "the victim did not announce itself within 10 s (status: " + printable_excerpt(status, 200) + ")");
     pid_ = pid;
     tid_ = tid;
