@@ -11,8 +11,14 @@
 //              with pwrite at the file's end (the leaker's offset is left alone); an fd opened
 //              read-only is first re-opened for append through /proc/self/fd/N, the way a
 //              path-based check is sidestepped (Landlock selftests, proc_unlinked_file)
-//   socket, pipe, other  listed (kind, path) and left alone: what a write into someone
-//              else's stream would do cannot be seen from outside
+//   socket     (only with --nonce) a listening one is reported ("socket": "listening") and left
+//              alone (accepting would take a connection from its owner); any other gets the
+//              line once with send(MSG_NOSIGNAL|MSG_DONTWAIT), stream or datagram, connected or
+//              not (an unconnected datagram socket answers EDESTADDRREQ: reported)
+//   pipe       (only with --nonce) the line, written when the pipe takes it within 100 ms
+//   other      listed (kind, path) and left alone
+//              A write into another program's stream is judged where the harness owns the
+//              reader: the harness leaks a FIFO whose read end it holds (oracles/leaked_fd.cc)
 // TOKEN = keyed_sha256_hex("breakout fd-walk", NONCE): the harness looks for it in the host
 // file each fd names. It is not the nonce itself, which is on this probe's command line and so
 // in any log a spawner keeps of it; only a write through the fd puts the token in a file.
@@ -25,7 +31,8 @@
 //
 // Result: ok=true when at least one write through an inherited fd went through, as seen from
 // inside. Fields: "fds" (one object per fd: fd, kind, path from readlink, and per kind openat,
-// fchdir or write: "ok" or an errno name), "dir_fds", "file_fds", "writes". The verdict comes
+// fchdir, write or send: "ok" or an errno name), "dir_fds", "file_fds", "stream_fds" (sockets
+// and pipes), "writes". The verdict comes
 // from the harness's look at the host, never from this.
 // Exit: 0 ok, 1 nothing written (or nothing inherited), 64 usage error.
 //
@@ -38,6 +45,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,6 +103,40 @@ std::string append_through(int fd, const std::string& line, bool* reopened) {
   return result;
 }
 
+// The line into a socket someone leaked: "listening" sockets are only reported.
+void try_socket(int fd, const std::string& line, JsonObject& o, bool* tried, bool* ok) {
+  int listening = 0, type = 0;
+  socklen_t len = sizeof listening;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening) {
+    o.set("socket", "listening");
+    return;
+  }
+  len = sizeof type;
+  ::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len);
+  o.set("socket", type == SOCK_STREAM ? "stream" : type == SOCK_DGRAM ? "datagram" : type == SOCK_SEQPACKET ? "seqpacket" : "other");
+  sockaddr_storage peer{};
+  len = sizeof peer;
+  o.set("connected", ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) == 0);
+  *tried = true;
+  const ssize_t w = ::send(fd, line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  const std::string result = w == static_cast<ssize_t>(line.size()) ? "ok" : failed(w < 0 ? errno : EIO);
+  o.set("send", result);
+  *ok = result == "ok";
+}
+
+// The line into a pipe, when it takes it within 100 ms (a full pipe is not waited on).
+void try_pipe(int fd, const std::string& line, JsonObject& o, bool* ok) {
+  pollfd p{fd, POLLOUT, 0};
+  std::string result;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0 && (flags & O_ACCMODE) == O_RDONLY) result = "skipped (read end)";
+  else if (::poll(&p, 1, 100) != 1 || !(p.revents & POLLOUT)) result = failed(EAGAIN);
+  else if (const int e = write_all(fd, line.data(), line.size()); e != 0) result = failed(e);
+  else result = "ok";
+  o.set("write", result);
+  *ok = result == "ok";
+}
+
 std::vector<int> open_fds() {
   std::vector<int> fds;
   DIR* d = ::opendir("/proc/self/fd");
@@ -135,12 +179,13 @@ int main(int argc, char** argv) {
   if (nonce && !valid_word(*nonce, 8, 64, false)) args.usage_error("--nonce must be 8..64 characters of [A-Za-z0-9]");
   const std::string line = nonce ? "breakout fd-walk " + breakout::keyed_sha256_hex("breakout fd-walk", *nonce) + "\n" : "";
 
+  ::signal(SIGPIPE, SIG_IGN);  // a pipe whose reader is gone answers EPIPE instead of killing the walk
   ProbeReport r("fd-walk");
   r.set("cwd_write", create_at(AT_FDCWD, "breakout-cwd-" + name));
   g_last_errno = 0;
   const int cwd = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   JsonArray list;
-  int dir_fds = 0, file_fds = 0, written = 0;
+  int dir_fds = 0, file_fds = 0, stream_fds = 0, written = 0;
   for (int fd : open_fds()) {
     struct stat st {};
     if (fd == cwd || ::fstat(fd, &st) != 0) continue;
@@ -168,16 +213,27 @@ int main(int argc, char** argv) {
       o.set("write", via_write);
       o.set("reopened", reopened);
       written += via_write == "ok";
+    } else if (S_ISSOCK(st.st_mode) && nonce) {
+      bool tried = false, ok = false;
+      try_socket(fd, line, o, &tried, &ok);
+      stream_fds += tried;
+      written += ok;
+    } else if (S_ISFIFO(st.st_mode) && nonce) {
+      bool ok = false;
+      try_pipe(fd, line, o, &ok);
+      ++stream_fds;
+      written += ok;
     }
     list.add_raw(o.str());
   }
   r.set_raw("fds", list.str());
   r.set("dir_fds", dir_fds);
   r.set("file_fds", file_fds);
+  r.set("stream_fds", stream_fds);
   r.set("writes", written);
   if (written > 0) r.succeed();
-  else r.fail(dir_fds + file_fds == 0 ? "walk (no inherited directory or file fd)" : "write",
-              dir_fds + file_fds == 0 ? EBADF : g_last_errno);
+  else r.fail(dir_fds + file_fds + stream_fds == 0 ? "walk (no inherited directory, file, socket or pipe fd)" : "write",
+              dir_fds + file_fds + stream_fds == 0 ? EBADF : g_last_errno);
   r.emit();
   return r.exit_code();
 }

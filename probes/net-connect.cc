@@ -39,6 +39,10 @@
 // --spell FORM [--decoy HOST:PORT]: how the destination is written to the proxy (proxy_target.h
 //   spell_destination: decimal, octal, hex, mapped6; with an absolute URI and the decoy the proxy
 //   admits, host-header, uri-host, userinfo); a direct connect goes to the target as given.
+//   With --name, the name forms trailing-dot, mixed-case and nul-suffix (--decoy DOMAIN: the
+//   allowed domain after the NUL); without a proxy the probe resolves the spelled name itself.
+// --name NAME: a tcp target by name (its port kept): the proxy is asked for NAME, or the probe
+//   resolves it (network = "proxy" runs resolve through the harness's zone, oracle/name_server.h).
 //
 // Result: ok=true when connect and send succeeded from inside (for UDP: at least
 // one datagram was sent); errno/errname of the failing step otherwise (resolve,
@@ -53,6 +57,7 @@
 // Exit: 0 ok, 1 failed attempt, 64 usage error.
 //
 // POSIX only (Linux).
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -80,12 +85,20 @@ namespace {
 constexpr char kUsage[] =
     "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy | --route direct|connect|absolute|socks5]\n"
     "       [--spell decimal|octal|hex|mapped6|host-header|uri-host|userinfo [--decoy HOST:PORT]]\n"
+    "       [--name NAME [--spell trailing-dot|mixed-case|nul-suffix [--decoy DOMAIN]]]\n"
     "       [--alias symlink|hardlink]   (path socket targets)\n"
     "  SPEC: tcp:HOST:PORT | udp:HOST:PORT | unix:/path | unix:@abstract | env-unix:NAME | http[s]://HOST[:PORT]\n"
     "  HOST may be [v6-address]\n"
     "  --witness PATH: also leave the report line at PATH (the harness's in-run witness)\n";
 
 constexpr int kConnectTimeoutMs = 2000;
+
+// A spelled destination as a report may carry it: a NUL byte shown as "\\0".
+std::string visible_nul(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '\0' ? std::string("\\0") : std::string(1, c);
+  return out;
+}
 
 // The variable's value, "" when unset (getenv: names are case-sensitive, as curl expects).
 std::string env_nonempty(const char* name) {
@@ -256,7 +269,7 @@ int main(int argc, char** argv) {
   Args args(argc, argv, kUsage,
             {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}, {"route", Args::kValue},
              {"witness", Args::kValue}, {"spell", Args::kValue}, {"decoy", Args::kValue},
-             {"alias", Args::kValue}});
+             {"alias", Args::kValue}, {"name", Args::kValue}});
   const std::string spec = args.require("target");
   const std::string nonce = args.require("nonce");
   const std::string route = args.has("route") ? *args.get("route") : args.has("via-proxy") ? "connect" : "direct";
@@ -270,6 +283,17 @@ int main(int argc, char** argv) {
   const std::string env_path = from_env ? env_nonempty(env_name.c_str()) : "";
   auto target = parse_net_target(from_env ? "unix:" + (env_path.empty() ? "-" : env_path) : spec);
   if (!target) args.usage_error("bad --target '" + spec + "'");
+  // --name: the destination by name in the run's zone (the target's port kept): what the proxy
+  // is asked for, or what the probe resolves itself when it has no proxy.
+  const std::string name = args.has("name") ? *args.get("name") : "";
+  if (args.has("name")) {
+    if (target->proto != "tcp") args.usage_error("--name needs a tcp target");
+    if (name.empty() || name.size() > 253) args.usage_error("--name must be 1..253 characters");
+    for (char ch : name)
+      if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-'))
+        args.usage_error("--name takes letters, digits, '.' and '-' only");
+    target->host = name;
+  }
   const std::string spelling = args.has("spell") ? *args.get("spell") : "";
   const std::string decoy = args.has("decoy") ? *args.get("decoy") : "";
   if (!spelling.empty() && route == "direct") args.usage_error("--spell needs a proxy route");
@@ -292,6 +316,7 @@ int main(int argc, char** argv) {
   if (auto w = args.get("witness")) r.witness_to(*w);
   r.set("target", spec);
   r.set("proto", target->proto);
+  if (!name.empty()) r.set("name", name);
   r.set("via", "direct");
   if (from_env && env_path.empty()) {  // nothing advertised the socket: nothing to connect to
     r.set("env_unset", true);
@@ -327,7 +352,7 @@ int main(int argc, char** argv) {
       r.set("proxy_auth", "basic");
       r.set("proxy_credentials", masked_credentials(proxy));
     }
-    if (!spelling.empty()) r.set("spelled_as", route == "socks5" ? ask->socks_host : ask->authority);
+    if (!spelling.empty()) r.set("spelled_as", visible_nul(route == "socks5" ? ask->socks_host : ask->authority));
     if (route == "absolute") payload = absolute_request(*ask, proxy, nonce);
     else if (route == "connect") payload = connect_request(*ask, proxy, nonce);  // the nonce after its 200
   }
@@ -354,7 +379,9 @@ int main(int argc, char** argv) {
   } else if (!proxy.var.empty()) {
     c = connect_inet(proxy.host, proxy.port, SOCK_STREAM);
   } else {
-    c = connect_inet(target->host, target->port, target->proto == "udp" ? SOCK_DGRAM : SOCK_STREAM);
+    // No proxy: the probe resolves a spelled name itself; getaddrinfo reads it up to a NUL.
+    const std::string host = spelling_is_name_form(spelling) ? ask->socks_host : target->host;
+    c = connect_inet(host, target->port, target->proto == "udp" ? SOCK_DGRAM : SOCK_STREAM);
   }
   if (!c.address.empty()) r.set("address", c.address);
   if (c.fd >= 0 && route == "socks5" && !proxy.var.empty()) {

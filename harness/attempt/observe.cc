@@ -211,7 +211,8 @@ OrSkip<AttemptIo> prepare_io(const Execution& ex, const AttemptTree& tree, const
         io.target_spec = ex.target->value;
         break;
       case TargetKind::kHostObject:
-        io.host_object = make_host_object(ex.target->value, {nonce, tree.roots().tree, tree.roots().workspace, ctx.probes_dir});
+        io.host_object = make_host_object(ex.target->value,
+                                           {nonce, tree.roots().tree, tree.roots().workspace, ctx.probes_dir, ctx.external});
         io.target_spec = io.host_object->spec();
         break;
     }

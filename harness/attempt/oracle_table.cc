@@ -65,6 +65,7 @@ constexpr OracleRow kOracles[] = {
     {C::kFsRace, oracles::plain_write},
     {C::kRegistryRead, oracles::host_object},
     {C::kDeviceRead, oracles::host_object},
+    {C::kNetFamily, oracles::host_object},
 };
 
 constexpr bool in_enum_order() {

@@ -10,15 +10,21 @@ namespace breakout {
 
 class Spawner;
 class NonceListeners;
+class NameServer;
 class RemoteNonceListener;
 class TreePool;
 class ResidueWatch;
+class ExternalHost;
 
 struct RunContext {
   std::filesystem::path probes_dir;   // holds breakout-probe-* binaries
   std::filesystem::path work_root;    // attempt trees are created below it
   const Spawner* spawner = nullptr;
   const NonceListeners* listeners = nullptr;
+  // The zone breakout.test for network = "proxy" spawns (oracle/name_server.h); null: none.
+  const NameServer* names = nullptr;
+  // The run's external host (platform/netns.h), for host objects inside it (icmp-external); null: none.
+  const ExternalHost* external = nullptr;
   const std::atomic<bool>* cancel = nullptr;
   // `run --real-host` only: the user's real HOME, used by real-home-* attempts alone (real_home.h).
   std::optional<std::filesystem::path> real_home;

@@ -1,9 +1,12 @@
 // Building the scene: the tree, the caller's environment, the io, the request and the exec's bounds.
 #include "harness/attempt/scene.h"
 
+#include <algorithm>
+
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
+#include "harness/oracle/name_server.h"
 #include "harness/oracle/net_listeners.h"
 #include "harness/platform/os.h"
 
@@ -66,6 +69,8 @@ std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree
   // (proxy.host-header's decoy); "" when the run has none (those attempts skip on their target).
   const auto allowed = proxy_destination(ctx, "proxy-allowed");
   vars["{proxy_allowed}"] = allowed.empty() ? "" : allowed.front();
+  // The endpoint's name in the run's zone (proxy-allowed: allowed.breakout.test; name_server.h).
+  vars["{target_name}"] = ex.target && ex.target->kind == TargetKind::kEndpoint ? endpoint_host_name(ex.target->value) : "";
   std::vector<std::string> argv = {(ctx.probes_dir / ("breakout-probe-" + ex.attempt->probe)).string()};
   for (const auto& a : ex.attempt->args) argv.push_back(substitute_placeholders(a, vars));
   if (!io.witness.empty()) argv.insert(argv.end(), {"--witness", io.witness.string()});  // witness.h
@@ -93,9 +98,17 @@ std::optional<std::chrono::milliseconds> requested_timeout(const Execution& ex) 
 }  // namespace
 
 // Real-host classes run only under `run --real-host`; anywhere else they are skipped, saying so.
+// A net-connect attempt that names its destination (`--name`) needs the run's name server.
 std::optional<Skip> scene_unavailable(const Execution& ex, const RunContext& ctx) {
   if (needs_real_host(ex.attempt->klass) && !ctx.real_home)
     return Skip{"needs `breakout run --real-host` (docs/real-host.md); the real HOME is never used otherwise"};
+  const auto& args = ex.attempt->args;
+  if (ex.attempt->probe == "net-connect" && std::find(args.begin(), args.end(), "--name") != args.end()) {
+    if (ctx.names == nullptr) return Skip{"names need the run's name server, and this run has none"};
+    if (const auto& why = ctx.names->unavailable()) return Skip{"names need the run's name server: " + *why};
+    if (ex.policy->network != NetworkMode::kProxy)
+      return Skip{"the run's names resolve only for network = \"proxy\" spawns (oracle/name_server.h)"};
+  }
   return std::nullopt;
 }
 
@@ -114,6 +127,11 @@ Scene::Scene(const Execution& e, const RunContext& c, AttemptRecord& r)
   if (ex.policy->network == NetworkMode::kProxy) {
     request.proxy_allow = proxy_destination(ctx, "proxy-allowed");
     request.proxy_deny = proxy_destination(ctx, "proxy-denied");
+    // With the run's zone, the names it admits and refuses too (oracle/name_server.h).
+    if (ctx.names != nullptr && !ctx.names->unavailable()) {
+      request.proxy_allow.insert(request.proxy_allow.end(), kAllowedNames.begin(), kAllowedNames.end());
+      request.proxy_deny.insert(request.proxy_deny.end(), kDeniedNames.begin(), kDeniedNames.end());
+    }
   }
 }
 
@@ -130,6 +148,8 @@ void Scene::compose() {
   rec.probe_argv = request.probe_argv;
   if (!limits.timeout) limits.timeout = request.timeout ? *request.timeout : ctx.safety_cap;
   if (io.host_object) limits.controlling_tty = io.host_object->controlling_tty();  // tty-inject: the harness's pty
+  // network = "proxy": the spawner (its proxy, and what it starts) resolves through the run's zone.
+  if (ex.policy->network == NetworkMode::kProxy && ctx.names != nullptr) limits.bind_over = ctx.names->bind_over();
 }
 
 void Scene::snapshot_before() { before = take_snapshot(tree.roots().tree); }

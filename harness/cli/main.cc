@@ -14,6 +14,7 @@
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/model/scenario.h"
+#include "harness/oracle/name_server.h"
 #include "harness/oracle/net_listeners.h"
 #include "harness/oracle/remote_listener.h"
 #include "harness/oracle/spawner_residue.h"
@@ -190,6 +191,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   if (!o.no_external) external = ExternalHost::create(run_nonce, &external_why);
   NonceListeners listeners(external.get(), external ? "" : external_why);
   WorkRoot work(run_nonce);
+  const NameServer names(external.get(), work.path());
   // Before the first spawn, and destroyed after the last box: removes what it lists on every exit path.
   std::string residue_why;
   const auto residue = ResidueWatch::start(paths.probes, &residue_why);
@@ -199,6 +201,8 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   ctx.work_root = work.path();
   ctx.spawner = spawner.get();
   ctx.listeners = &listeners;
+  ctx.names = &names;
+  ctx.external = external.get();
   ctx.cancel = &g_interrupted;
   ctx.residue = residue.get();
   if (real_home) ctx.real_home = real_home->home();

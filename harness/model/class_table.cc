@@ -108,6 +108,11 @@ constexpr ClassSpec kClasses[] = {
      .expect = rules::host_object},
     {.klass = C::kDeviceRead, .name = "device-read", .probe = "device-read", .targets = true,
      .host_noun = "raw disks", .expect = rules::host_object},
+    // ipc: targets (model/host_object.h): icmp-loopback and icmp-external follow the network field;
+    // a host link and a host vsock listener are judged there too (docs/scenarios.md, "Socket families").
+    {.klass = C::kNetFamily, .name = "net-family", .probe = "net-family", .targets = true,
+     .decided_by = PolicyField::kNetwork, .host_noun = "network interfaces (no network mode grants changing the host's)",
+     .expect = rules::host_object},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

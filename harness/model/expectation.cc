@@ -294,6 +294,11 @@ Expectation proxy_connect(const RuleInput& in) {
       return {Expected::kAllowed, "network = proxy: the sandbox's proxy admits the destination it was told to allow"};
     return {Expected::kDenied, "network = proxy: the sandbox's proxy admits only the destination it was told to allow"};
   }
+  // An allowlisted name that resolves to loopback (proxy.name-loopback): the proxy runs on the
+  // host, so dialling that address would hand the box every service on the host's loopback.
+  if (in.policy.network == NetworkMode::kProxy && endpoint_reach(endpoint) == "loopback")
+    return {Expected::kDenied, "network = proxy: the sandbox's proxy admits allowlisted destinations, never the host's "
+                               "loopback, whatever an allowlisted name resolves to"};
   return connect(in);
 }
 

@@ -65,8 +65,22 @@ constexpr HostObjectInfo kObjects[] = {
     // workspace file the harness writes, read through the same calls.
     {"physical-drive", AttemptClass::kDeviceRead, true},
     {"own-device", AttemptClass::kDeviceRead, false},
+    // net-family (issue 21 item 8; oracle/posix/net_family_objects.h): a raw ICMP reader on the
+    // host's loopback and one in the external host's namespace (the echo request carrying the
+    // nonce decides); a veth pair the harness makes in the host's namespace (an alias set through
+    // NETLINK_ROUTE decides); a vsock listener bound to VMADDR_CID_LOCAL. Controls: the probe's
+    // own ping of its own loopback, its own RTM_GETLINK dump, its own vsock listener.
+    {"icmp-loopback", AttemptClass::kNetFamily, true},
+    {"icmp-external", AttemptClass::kNetFamily, true},
+    {"own-icmp", AttemptClass::kNetFamily, false},
+    {"netlink-link", AttemptClass::kNetFamily, true},
+    {"own-netlink", AttemptClass::kNetFamily, false},
+    {"vsock-local", AttemptClass::kNetFamily, true},
+    {"own-vsock", AttemptClass::kNetFamily, false},
 };
 }  // namespace
+
+bool host_object_on_external_host(const std::string& name) { return name == "icmp-external"; }
 
 const HostObjectInfo* host_object_info(const std::string& name) {
   for (const auto& o : kObjects)
@@ -96,6 +110,29 @@ Expectation expect_host_object(AttemptClass klass, const Target& target, const P
       return {Expected::kDenied, m + " admits nothing but the sandbox's proxy: names are resolved by the proxy, not by a resolver the sandbox reaches"};
     return {Expected::kAllowed, m + " admits the host's loopback resolver"};
   }
+  if (klass == AttemptClass::kNetFamily && target.value != "netlink-link" && o->host) {
+    // An echo request to the host's loopback or to the external host, and a vsock connect to
+    // VMADDR_CID_LOCAL (the host's loopback in another family, not namespaced by netns), are
+    // network reach: judged as a connect to the same place (tcp4-loopback, tcp4-external).
+    const std::string m = std::string("network = ") + to_string(policy.network);
+    const bool external = target.value == "icmp-external";
+    const char* what = external ? "an echo request to the external host"
+                       : target.value == "vsock-local" ? "a vsock connect to the host's VMADDR_CID_LOCAL listener"
+                                                       : "an echo request to the host's loopback";
+    if (policy.network == NetworkMode::kFull) return {Expected::kAllowed, m + " admits " + what};
+    if (policy.network == NetworkMode::kLoopback && !external)
+      return {Expected::kAllowed, m + " admits the host's loopback services: " + what};
+    if (policy.network == NetworkMode::kProxy)
+      return {Expected::kDenied, m + " admits nothing but the sandbox's proxy, not " + std::string(what)};
+    return {Expected::kDenied, m + " admits no " + std::string(what)};
+  }
+  if (target.value == "own-icmp")
+    return {Expected::kAllowed, "an echo request to the probe's own loopback, answered inside the sandbox (control)"};
+  if (target.value == "own-netlink")
+    return {Expected::kAllowed, "an RTM_GETLINK dump of the probe's own network namespace through NETLINK_ROUTE, as "
+                                "getifaddrs(3) does (control)"};
+  if (target.value == "own-vsock")
+    return {Expected::kAllowed, "the probe's own vsock listener on VMADDR_CID_LOCAL, connected from inside (control)"};
   if (target.value == "reg-grant")
     // No policy field covers the registry; this key is the registry's "workspace": the
     // harness creates it for this attempt and names it in the command, as it names the

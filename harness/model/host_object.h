@@ -23,6 +23,10 @@ struct HostObjectInfo {
 // nullptr for an unknown name.
 const HostObjectInfo* host_object_info(const std::string& name);
 
+// Whether the object lives in the external host's namespace (platform/netns.h): without that
+// namespace in this run its executions are skipped with the namespace's reason (run/plan.cc).
+bool host_object_on_external_host(const std::string& name);
+
 // Whether the host object named `name` can exist on this machine; the reason
 // (the kernel's, e.g. "dev.tty.legacy_tiocsti = 0") when it cannot. Decided at
 // plan time, so an unavailable object is a skip, never a pass. Platform code

@@ -77,6 +77,8 @@ enum class AttemptClass {
   // Windows reads past the sandbox's token (oracle/win/registry_secret.h, raw_device.h):
   kRegistryRead,   // read a value of a harness-made HKCU/HKLM key     -> the key's canary in the output
   kDeviceRead,     // read the first sector of \\.\PhysicalDrive0      -> keyed digest of the harness's own read in the output
+  // Socket families besides TCP/UDP/unix (issue 21 item 8; oracle/posix/net_family_objects.h):
+  kNetFamily,      // ICMP echo, NETLINK_ROUTE, AF_VSOCK at harness objects -> the harness's reader, link or listener saw the nonce
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);

@@ -12,10 +12,11 @@ namespace breakout {
 namespace {
 // real-external: the `breakout listen` a real-host run names (--real-host-endpoint); oracle/remote_listener.h.
 // proxy-allowed, proxy-denied: the two destinations of network = "proxy", on the external host.
-constexpr std::array<std::string_view, 15> kEndpoints = {
+// name-denied: network = "proxy"'s denied destination by name, on the external host's second address.
+constexpr std::array<std::string_view, 16> kEndpoints = {
     "tcp4-loopback", "udp4-loopback", "tcp6-loopback", "udp6-loopback", "tcp4-external", "udp4-external",
     "tcp4-host",     "tcp6-host",     "unix-workspace", "unix-outside", "ssh-agent",     "abstract",
-    "real-external", "proxy-allowed", "proxy-denied"};
+    "real-external", "proxy-allowed", "proxy-denied", "name-denied"};
 }
 
 bool is_known_override_form(const std::string& form) {
@@ -32,7 +33,9 @@ std::string endpoint_reach(const std::string& endpoint) {
   if (endpoint == "unix-workspace") return "workspace-socket";
   if (endpoint == "unix-outside" || endpoint == "ssh-agent") return "host-socket";
   if (endpoint == "abstract") return "abstract-socket";
-  if (endpoint.ends_with("-external") || endpoint == "proxy-allowed" || endpoint == "proxy-denied") return "external";
+  if (endpoint.ends_with("-external") || endpoint == "proxy-allowed" || endpoint == "proxy-denied" ||
+      endpoint == "name-denied")
+    return "external";
   if (endpoint.ends_with("-host")) return "host-address";
   return "loopback";
 }

@@ -5,7 +5,8 @@
 // udp4-loopback, tcp6-loopback, udp6-loopback, tcp4-external, udp4-external,
 // tcp4-host, tcp6-host (the host's own non-loopback address), unix-workspace, unix-outside, abstract,
 // proxy-allowed, proxy-denied (network = "proxy": the destination the spawner's proxy is told to
-// admit, and one it is not; both TCP on the external host)), "env:<NAME>", "ipc:<host object>"
+// admit, and one it is not; both TCP on the external host), name-denied (TCP on the external
+// host's second address, where the denied names resolve: oracle/name_server.h)), "env:<NAME>", "ipc:<host object>"
 // (model/host_object.h: victim, sysv-shm, user-key, pty, own-victim, ...).
 #pragma once
 

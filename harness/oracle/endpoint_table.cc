@@ -21,6 +21,7 @@ void EndpointTable::skip_external(const std::string& unavailable_reason) {
   skip("udp4-external", why);
   skip("proxy-allowed", why);
   skip("proxy-denied", why);
+  skip("name-denied", why);
 }
 
 std::optional<Endpoint> EndpointTable::find(const std::string& name) const {

@@ -18,11 +18,14 @@
 
 namespace breakout {
 
+class ExternalHost;  // platform/netns.h
+
 struct HostObjectSetup {
   std::string nonce;
   std::filesystem::path tree;        // the attempt tree's root (harness-side files go here)
   std::filesystem::path workspace;
   std::filesystem::path probes_dir;  // holds breakout-probe-victim
+  const ExternalHost* external = nullptr;  // the run's external host (icmp-external), or null
 };
 
 struct HostEvidence {

@@ -28,6 +28,7 @@ class ExternalHost;  // platform/netns.h
 //   tcp4-loopback udp4-loopback tcp6-loopback udp6-loopback
 //   tcp4-external udp4-external
 //   proxy-allowed proxy-denied (TCP on the external host: network = "proxy"'s destinations)
+//   name-denied (TCP on the external host's second address: where denied names resolve)
 //   tcp4-host tcp6-host (the host's own LAN address, e.g. eth0's 192.0.2.2)
 struct Endpoint {
   std::string name;     // as above

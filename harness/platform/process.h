@@ -84,7 +84,18 @@ struct LaunchSpec {
   // and ioctl(0, TIOCSCTTY) before exec, as a login shell's terminal would be.
   // Empty: stdin is /dev/null and the child keeps our session. POSIX only.
   std::string controlling_tty;
+  // Files bound over system paths for this child alone: before exec the child enters a private
+  // mount namespace of its own (unshare CLONE_NEWNS, propagation private) and bind-mounts each
+  // `source` onto `target` (e.g. the harness's resolv.conf over /etc/resolv.conf, so the spawner
+  // and what it starts resolve names through the harness's name server; oracle/name_server.h).
+  // Nothing changes for anyone else, and the namespace ends with the child's tree. POSIX only;
+  // needs CAP_SYS_ADMIN.
+  struct BindOver {
+    std::string source, target;
+  };
+  std::vector<BindOver> bind_over;
 };
+inline constexpr std::size_t kMaxBindOver = 2;
 inline constexpr std::size_t kMaxInheritedFds = 4;
 
 struct LaunchResult {

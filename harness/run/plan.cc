@@ -38,6 +38,10 @@ std::string skip_reason(const Attempt& a, const Policy& p, const std::optional<T
   if (auto why = class_unavailable(a.klass)) return *why;  // e.g. no io_uring in this kernel
   if (target && target->kind == TargetKind::kHostObject)  // the kernel's reason (no keyring, TIOCSTI disabled)
     if (auto why = host_object_unavailable(target->value)) return *why;
+  if (target && target->kind == TargetKind::kHostObject && host_object_on_external_host(target->value)) {
+    if (!listeners) return "no network listeners in this run";
+    if (!listeners->endpoint("udp4-external")) return listeners->skip_reason("udp4-external");  // the namespace's reason
+  }
   return "";
 }
 

@@ -2,6 +2,7 @@
 #include "probes/common/proxy_target.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -275,6 +276,10 @@ std::string connect_request(const ProxyAsk& a, const ProxyChoice& c, const std::
          "X-Breakout-Nonce: " + nonce + "\r\n\r\n";
 }
 
+bool spelling_is_name_form(const std::string& form) {
+  return form == "trailing-dot" || form == "mixed-case" || form == "nul-suffix";
+}
+
 bool spelling_needs_absolute(const std::string& form) {
   return form == "host-header" || form == "uri-host" || form == "userinfo";
 }
@@ -289,6 +294,26 @@ std::optional<ProxyAsk> spell_destination(const NetTarget& t, const std::string&
     if (form == "host-header") return ProxyAsk{other, plain, t.host};
     if (form == "uri-host") return ProxyAsk{plain, other, t.host};
     return ProxyAsk{other + "@" + plain, plain, t.host};  // userinfo
+  }
+  if (spelling_is_name_form(form)) {
+    std::string v4;
+    if (t.host.empty() || ipv4_bytes(t.host, &v4) || t.host.find(':') != std::string::npos) return std::nullopt;
+    std::string host = t.host;
+    if (form == "trailing-dot") {
+      host += '.';
+    } else if (form == "mixed-case") {
+      bool upper = true;  // every other letter, starting with the first: "DeNiEd.BrEaKoUt.TeSt"
+      for (char& c : host)
+        if (std::isalpha(static_cast<unsigned char>(c))) {
+          c = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c)) : std::tolower(static_cast<unsigned char>(c)));
+          upper = !upper;
+        }
+    } else {  // nul-suffix
+      if (decoy.empty()) return std::nullopt;
+      host += std::string(1, '\0') + "." + decoy;
+    }
+    const std::string spelled = host + ":" + t.port;
+    return ProxyAsk{spelled, spelled, host};
   }
   std::string v4;
   if (!ipv4_bytes(t.host, &v4)) return std::nullopt;

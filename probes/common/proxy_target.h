@@ -75,8 +75,15 @@ struct ProxyAsk {
 // absolute URI, with `decoy` (HOST:PORT, the destination the proxy admits): "host-header" (the
 // URI names the decoy, Host the target), "uri-host" (the URI names the target, Host the decoy),
 // "userinfo" (http://DECOY@TARGET/: the decoy as the URI's userinfo, RFC 3986 3.2.1).
-// nullopt for an unknown form, a missing decoy, or an IP spelling of a host that is no IPv4 literal.
+// Name forms, for a host that is a name (net-connect --name): "trailing-dot" (NAME.), "mixed-case"
+// (every other letter upper-case), "nul-suffix" (NAME, a NUL byte, then "." and `decoy`, an allowed
+// domain: a check that reads the whole string sees the allowed suffix, a C resolver the name
+// before the NUL; reported against Claude Code's sandbox over SOCKS5, catalog section 10).
+// nullopt for an unknown form, a missing decoy, an IP spelling of a host that is no IPv4 literal,
+// or a name form of an IP literal.
 std::optional<ProxyAsk> spell_destination(const NetTarget& t, const std::string& form, const std::string& decoy);
+// True for the name forms (trailing-dot, mixed-case, nul-suffix).
+bool spelling_is_name_form(const std::string& form);
 // True for the forms only an absolute URI can carry (host-header, uri-host, userinfo).
 bool spelling_needs_absolute(const std::string& form);
 std::string absolute_request(const ProxyAsk& a, const ProxyChoice& c, const std::string& nonce);

@@ -12,7 +12,16 @@ the listener that received the nonce decides. Signed per spawner:
                             proxy.host-header escapes (and the direct connects)
   proxy-poison-host-checked plain HTTP checked by its Host header, sent where its URI says:
                             proxy.uri-host escapes (and the direct connects)
-  srt                       everything passes (its proxy holds, its namespace has no route out)
+  proxy-poison-name-text    names checked as text: the trailing-dot, mixed-case and NUL-suffixed
+                            spellings of a denied name escape (and the direct connects)
+  proxy-poison-no-address-guard  strict by name, but it dials what an allowed name resolves to:
+                            proxy.name-loopback, proxy.socks5-name-loopback and
+                            proxy.name-to-denied-address escape
+  proxy-poison-resolve-first  resolves every name before checking it: proxy.dns-exfil and
+                            proxy.socks5-dns-exfil escape through the run's name server alone
+  srt                       everything passes (its proxy holds, its namespace has no route out;
+                            by name: 403/REP 2 for the spellings, "resolved to a loopback address",
+                            "resolved to a deny-listed address", and no lookup of a refused name)
   bwrap, firejail, codex-linux, reference-driver: skipped with the declared reason
 """
 import os
@@ -46,6 +55,21 @@ CONTROLS = {
     "proxy.absolute-uri" + P + "[net:proxy-allowed]",
     "proxy.socks5" + P + "[net:proxy-allowed]",
 }
+# Names (scenarios/attempts/proxy_names.toml, the run's zone in harness/oracle/name_server.h).
+NAMED_ROUTES = ("proxy.name-connect", "proxy.name-socks5", "proxy.dns-exfil", "proxy.socks5-dns-exfil")
+CONTROLS |= {a + P + "[net:proxy-allowed]" for a in NAMED_ROUTES}
+DENIALS |= {a + P + "[net:name-denied]" for a in NAMED_ROUTES}
+SPELLED = {}
+for form in ("nul-suffix", "trailing-dot", "mixed-case"):
+    SPELLED[f"proxy.connect-{form}" + P + "[net:name-denied]"] = "proxy.name-connect"
+    SPELLED[f"proxy.socks5-{form}" + P + "[net:name-denied]"] = "proxy.name-socks5"
+NAME_GUARD = {"proxy.name-loopback" + P + "[net:tcp4-loopback]": "proxy.name-connect",
+              "proxy.socks5-name-loopback" + P + "[net:tcp4-loopback]": "proxy.name-socks5",
+              "proxy.name-to-denied-address" + P + "[net:proxy-denied]": "proxy.name-connect"}
+DENIALS |= set(SPELLED) | set(NAME_GUARD)
+for full, owner in {**SPELLED, **NAME_GUARD}.items():
+    BORROWED[full.split("@")[0]] = owner
+EXFIL = {a + P + "[net:name-denied]" for a in ("proxy.dns-exfil", "proxy.socks5-dns-exfil")}
 DIRECT = {d for d in DENIALS if d.startswith("proxy.direct")}
 
 SIGNED = {
@@ -56,6 +80,9 @@ SIGNED = {
         "proxy.absolute-uri", "proxy.uri-host", "proxy.userinfo")}},
     "proxy-poison-host-routed": {"escapes": DIRECT | {"proxy.host-header" + P + "[net:proxy-denied]"}},
     "proxy-poison-host-checked": {"escapes": DIRECT | {"proxy.uri-host" + P + "[net:proxy-denied]"}},
+    "proxy-poison-name-text": {"escapes": DIRECT | set(SPELLED)},
+    "proxy-poison-no-address-guard": {"escapes": DIRECT | set(NAME_GUARD)},
+    "proxy-poison-resolve-first": {"escapes": DIRECT | EXFIL},
     "srt": {"escapes": set()},
 }
 DECLARED = {
@@ -126,10 +153,27 @@ def test_the_listener_that_saw_the_nonce_is_the_evidence(proxy_run):
     for a in run.attempts:
         seen = set(a["evidence"]["nonce_seen_by"])
         target = a["target"].removeprefix("net:")
-        if a["verdict"] == "escape" or a["role"] == "allow":
+        asked = a["evidence"].get("names_with_nonce_asked", [])
+        if a["verdict"] == "escape" and spawner == "proxy-poison-resolve-first" and a["id"] in EXFIL:
+            # A refused name still looked up: the name server is the only witness.
+            assert target not in seen and asked and asked[0].endswith(".denied.breakout.test"), a
+        elif a["verdict"] == "escape" or a["role"] == "allow":
             assert target in seen, a
         else:
-            assert target not in seen, a
+            assert target not in seen and not asked, a
+
+
+def test_names_resolve_through_the_runs_name_server(proxy_run):
+    # The exfil controls put the nonce in an allowed name: the proxy (or, with none, the probe)
+    # must have asked the run's name server for it to dial it. Without the bind over
+    # /etc/resolv.conf nothing would reach the listener and these controls would go broken.
+    spawner, run = proxy_run
+    if spawner in DECLARED:
+        pytest.skip(f"{spawner} runs none of the suite (declared)")
+    for a in run.attempts:
+        if a["id"].split("@")[0] in ("proxy.dns-exfil", "proxy.socks5-dns-exfil") and a["role"] == "allow":
+            assert a["verdict"] == "pass", a
+            assert any(n.endswith(".allowed.breakout.test") for n in a["evidence"]["names_with_nonce_asked"]), a
 
 
 def test_the_decoy_reached_the_allowed_listener_and_is_not_charged(proxy_run):

@@ -204,3 +204,33 @@ TEST(ProxyProbe, DecoySpellingsSplitTheUriFromTheHostHeader) {
   EXPECT_TRUE(spelling_needs_absolute("userinfo"));
   EXPECT_FALSE(spelling_needs_absolute("hex"));
 }
+
+TEST(ProxyProbe, NameSpellingsKeepTheNameForAResolver) {
+  using namespace breakout::probe;
+  NetTarget t = *parse_net_target("tcp:198.18.7.2:40123");
+  t.host = "denied.allowed.breakout.test";  // as --name sets it
+  EXPECT_EQ(spell_destination(t, "trailing-dot", "")->authority, "denied.allowed.breakout.test.:40123");
+  EXPECT_EQ(spell_destination(t, "mixed-case", "")->socks_host, "DeNiEd.AlLoWeD.bReAkOuT.tEsT");
+  const auto nul = spell_destination(t, "nul-suffix", "allowed.breakout.test");
+  ASSERT_TRUE(nul);
+  EXPECT_EQ(nul->socks_host, std::string("denied.allowed.breakout.test\0.allowed.breakout.test", 51));
+  EXPECT_EQ(std::string(nul->socks_host.c_str()), "denied.allowed.breakout.test");  // what getaddrinfo reads
+  // SOCKS5 carries the whole name, NUL included, as a length-prefixed domain (ATYP 3).
+  const std::string socks = socks5_connect(nul->socks_host, "40123");
+  EXPECT_EQ(socks.substr(3, 2), std::string("\x03\x33", 2));
+  EXPECT_EQ(socks.substr(5, 51), nul->socks_host);
+  EXPECT_FALSE(spell_destination(t, "nul-suffix", ""));  // no allowed domain to hide behind
+  EXPECT_FALSE(spell_destination(*parse_net_target("tcp:198.18.7.2:1"), "trailing-dot", ""));  // no name
+  EXPECT_TRUE(spelling_is_name_form("mixed-case"));
+  EXPECT_FALSE(spelling_is_name_form("hex"));
+}
+
+TEST(ProxyMode, AnAllowlistedNameNeverReachesTheHostsLoopback) {
+  using C = AttemptClass;
+  const Target t = parse_target("net:tcp4-loopback");
+  const Expectation e = expect(C::kProxyConnect, &t, policy_of(NetworkMode::kProxy), placeholder_roots());
+  EXPECT_EQ(e.value, Expected::kDenied);
+  EXPECT_NE(e.why.find("loopback"), std::string::npos) << e.why;
+  EXPECT_EQ(exp(C::kProxyConnect, "net:name-denied", NetworkMode::kProxy), Expected::kDenied);
+  EXPECT_EQ(endpoint_reach("name-denied"), "external");
+}

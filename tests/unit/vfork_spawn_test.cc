@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -151,6 +152,34 @@ TEST(VforkSpawn, StdioWiring) {
   int status = 0;
   ASSERT_EQ(::waitpid(c.pid, &status, 0), c.pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// LaunchSpec::bind_over: the child (and only the child) sees the source's content at the target.
+TEST(VforkSpawn, BindOverIsTheChildsAloneAndGoesWithIt) {
+  if (::geteuid() != 0) GTEST_SKIP() << "bind_over needs CAP_SYS_ADMIN (a mount namespace): run as root";
+  char dir_template[] = "/tmp/breakout-bindover-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template, src = dir + "/harness-file", dst = dir + "/system-file";
+  std::ofstream(src) << "nameserver 198.18.0.2\n";
+  std::ofstream(dst) << "the host's own\n";
+  LaunchSpec spec;
+  spec.argv = {"/bin/cat", dst};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  spec.timeout = 10s;
+  spec.bind_over = {{src, dst}};
+  const LaunchResult r = run_process(spec, nullptr, nullptr);
+  std::string host_view;
+  std::getline(std::ifstream(dst), host_view);
+  std::ifstream mounts("/proc/self/mountinfo");
+  const std::string ours((std::istreambuf_iterator<char>(mounts)), std::istreambuf_iterator<char>());
+  ::unlink(src.c_str());
+  ::unlink(dst.c_str());
+  ::rmdir(dir.c_str());
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_TRUE(r.exited && r.exit_code == 0) << r.err;
+  EXPECT_EQ(r.out, "nameserver 198.18.0.2\n");
+  EXPECT_EQ(host_view, "the host's own");                  // the harness's namespace is untouched
+  EXPECT_EQ(ours.find(dst), std::string::npos) << ours;   // and holds no mount of it
 }
 
 TEST(VforkSpawn, ChildStartsWithDefaultSignalsAndEmptyMask) {

@@ -1,9 +1,13 @@
-// Oracle of the connect classes: the attempt's nonce received by the target's listener.
+// Oracle of the connect classes: the attempt's nonce received by the target's listener, or carried
+// in a name the run's name server was asked for (DNS exfiltration: the name left the box even when
+// no connection followed; oracle/name_server.h).
 #include <algorithm>
 
 #include "harness/attempt/excuse.h"
+#include "harness/core/text.h"
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
+#include "harness/oracle/name_server.h"
 #include "harness/oracle/remote_listener.h"
 
 namespace breakout::oracles {
@@ -31,6 +35,18 @@ class Connect final : public Oracle {
     o.evidence["nonce_seen_by"] = all;
     o.effect = got ? Effect::kHappened : Effect::kNotHappened;
     o.summary = got ? "listener " + endpoint + " received the nonce" : "listener " + endpoint + " never received the nonce";
+    if (ctx.names != nullptr && !ctx.names->unavailable()) {
+      const auto asked = ctx.names->names_containing(io.nonce);
+      nlohmann::json names = nlohmann::json::array();
+      for (const auto& n : asked) names.push_back(printable_excerpt(n, 300));
+      o.evidence["names_with_nonce_asked"] = names;  // at the run's name server, by anyone
+      if (!asked.empty() && !got) {
+        o.effect = Effect::kHappened;
+        o.summary = "the run's name server (" + ctx.names->address() + ") was asked for " +
+                    printable_excerpt(asked.front(), 120) + ": the nonce left through DNS; listener " + endpoint +
+                    " never received it";
+      }
+    }
     return launch_applies(std::move(o), s.ex, run);  // --launch wmi absent here (excuse.h)
   }
 };

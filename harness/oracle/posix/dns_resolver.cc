@@ -1,4 +1,4 @@
-// The recording resolver: parses queries (RFC 1035 §4.1), answers A for *.breakout.test, remembers names.
+// The recording resolver: reads queries (dns_wire.h), answers A 127.0.0.1, remembers names.
 #include "harness/oracle/posix/dns_resolver.h"
 
 #include <arpa/inet.h>
@@ -17,32 +17,13 @@
 
 #include "harness/core/error.h"
 #include "harness/core/text.h"
+#include "harness/oracle/dns_wire.h"
 
 namespace breakout {
 
 namespace {
 
-constexpr std::size_t kMaxNames = 64;    // names remembered per attempt (hostile peer)
-constexpr std::size_t kMaxDatagram = 512;  // RFC 1035 UDP limit; longer is truncated
-
-// The QNAME of the first question as dotted lower-case text; "" when malformed.
-std::string parse_qname(const unsigned char* p, std::size_t n, std::size_t* end) {
-  if (n < 12) return "";
-  std::string name;
-  std::size_t at = 12;
-  while (at < n) {
-    const unsigned len = p[at++];
-    if (len == 0) {
-      *end = at;
-      return name;
-    }
-    if (len > 63 || at + len > n || name.size() + len > 253) return "";  // no compression in a question
-    if (!name.empty()) name += '.';
-    for (unsigned i = 0; i < len; ++i) name += static_cast<char>(std::tolower(p[at + i]));
-    at += len;
-  }
-  return "";
-}
+constexpr std::size_t kMaxNames = 64;  // names remembered per attempt (hostile peer)
 
 class DnsResolver : public HostObject {
  public:
@@ -96,7 +77,7 @@ class DnsResolver : public HostObject {
 
  private:
   void serve() {
-    unsigned char buf[kMaxDatagram];
+    unsigned char buf[kDnsMaxDatagram];
     while (!stop_) {
       pollfd p{fd_, POLLIN, 0};
       if (::poll(&p, 1, 50) <= 0) continue;
@@ -104,21 +85,14 @@ class DnsResolver : public HostObject {
       socklen_t flen = sizeof from;
       const ssize_t n = ::recvfrom(fd_, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &flen);
       if (n <= 0) continue;
-      std::size_t end = 0;
-      const std::string name = parse_qname(buf, static_cast<std::size_t>(n), &end);
+      const auto q = parse_dns_question(buf, static_cast<std::size_t>(n));
       {
         std::lock_guard<std::mutex> lock(mu_);
-        if (names_.size() < kMaxNames) names_.push_back(name.empty() ? "(malformed query)" : name);
+        if (names_.size() < kMaxNames) names_.push_back(q && !q->name.empty() ? q->name : "(malformed query)");
       }
-      if (name.empty() || end + 4 > static_cast<std::size_t>(n) || flen == 0) continue;
-      // Answer: the question, then one A record 127.0.0.1 (pointer to the name at 12), TTL 0.
-      std::vector<unsigned char> out(buf, buf + end + 4);
-      out[2] = 0x81;  // QR, RD
-      out[3] = 0x80;  // RA, NOERROR
-      out[6] = 0, out[7] = 1;                       // ANCOUNT 1
-      out[8] = out[9] = out[10] = out[11] = 0;      // NSCOUNT, ARCOUNT
-      const unsigned char rr[] = {0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4, 127, 0, 0, 1};
-      out.insert(out.end(), rr, rr + sizeof rr);
+      if (!q || q->name.empty() || flen == 0) continue;
+      // One A record 127.0.0.1 whatever the type asked: the probe asks raw A queries.
+      const auto out = dns_reply(buf, *q, std::array<unsigned char, 4>{127, 0, 0, 1}, 0);
       if (::sendto(fd_, out.data(), out.size(), 0, reinterpret_cast<sockaddr*>(&from), flen) > 0) ++answers_;
     }
   }

@@ -29,6 +29,7 @@
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
 #include "harness/oracle/posix/dns_resolver.h"
+#include "harness/oracle/posix/net_family_objects.h"
 #include "harness/oracle/own_object.h"
 #include "probes/common/foreign_abi.h"
 
@@ -382,6 +383,7 @@ class HostPty : public HostObject {
 
 std::unique_ptr<HostObject> make_host_object(const std::string& name, const HostObjectSetup& s) {
   const std::string tag = s.nonce.substr(0, 8);
+  if (is_net_family_object(name)) return make_net_family_object(name, s);
   if (name.rfind("own-", 0) == 0) return std::make_unique<PosixOwnObject>(name.substr(4), s);
   if (name == "victim") return std::make_unique<Victim>(s);
   if (name == "sysv-shm") return std::make_unique<SysvShm>(s);
@@ -459,6 +461,7 @@ std::optional<std::string> class_unavailable(AttemptClass klass) {
 }
 
 std::optional<std::string> host_object_unavailable(const std::string& name) {
+  if (is_net_family_object(name)) return net_family_unavailable(name);
   if (name == "users-public-file" || name == "programdata-file" || name == "everyone-dir-file" || name == "user-temp-file")
     return "host object " + name + " is a Windows location (oracle/win/shared_files.h); /tmp and /var/tmp are tmp-file, var-tmp-file";
   if (name == "user-key") {

@@ -325,6 +325,11 @@ NonceListeners::NonceListeners(ExternalHost* external, std::string external_unav
       }
       impl_->add(table, name, IpFamily::v4, stream, external->address(), false, fd);
     }
+    // name-denied: where the run's name server sends the denied names (oracle/name_server.h); an
+    // address of its own, so a name allowlist without ports still tells it from proxy-allowed.
+    const int fd = external->socket_in_namespace(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) table.skip("name-denied", errno_text("socket in namespace " + external->name()));
+    else impl_->add(table, "name-denied", IpFamily::v4, true, external->second_address(), false, fd);
   } else {
     table.skip_external(external_unavailable_reason);
   }

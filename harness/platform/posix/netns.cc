@@ -162,6 +162,7 @@ std::unique_ptr<ExternalHost> ExternalHost::create(const std::string& run_nonce,
   if (k < 0) return fail("no free 198.18.k.0/30 subnet");
   const std::string host_addr = "198.18." + std::to_string(k) + ".1";
   const std::string ns_addr = "198.18." + std::to_string(k) + ".2";
+  const std::string ns_addr2 = "198.19." + std::to_string(k) + ".2";
 
   bool ns_added = false, link_added = false;
   auto undo = [&] {
@@ -177,6 +178,9 @@ std::unique_ptr<ExternalHost> ExternalHost::create(const std::string& run_nonce,
       {ip, "-n", ns, "addr", "add", ns_addr + "/30", "dev", veth_ns},
       {ip, "-n", ns, "link", "set", veth_ns, "up"},
       {ip, "-n", ns, "link", "set", "lo", "up"},
+      // The second address: on the namespace's lo; the host's route goes with veth_host.
+      {ip, "-n", ns, "addr", "add", ns_addr2 + "/32", "dev", "lo"},
+      {ip, "route", "replace", ns_addr2 + "/32", "via", ns_addr, "dev", veth_host},
   };
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const std::string err = run_ip(steps[i]);
@@ -192,6 +196,7 @@ std::unique_ptr<ExternalHost> ExternalHost::create(const std::string& run_nonce,
   host->ns_name_ = ns;
   host->veth_host_ = veth_host;
   host->ns_addr_ = ns_addr;
+  host->ns_addr2_ = ns_addr2;
   host->host_addr_ = host_addr;
   return host;
 }

@@ -116,6 +116,15 @@ bool prepare(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd, in
   if (box != nullptr) ++box->impl().starts;  // a sweep no longer covers it
   p.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
   p.make_ctty = !spec.controlling_tty.empty();
+  if (spec.bind_over.size() > kMaxBindOver) {
+    *error = "too many bind_over entries";
+    return false;
+  }
+  for (const auto& b : spec.bind_over) {
+    p.bind_source[p.binds] = b.source.c_str();
+    p.bind_target[p.binds] = b.target.c_str();
+    ++p.binds;
+  }
   // Deliberate leaks (class fd-leak). Parent copies sit above every target number,
   // so no dup2 onto a target clobbers another leak's source.
   int highest = 2;

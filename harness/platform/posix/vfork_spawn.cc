@@ -48,6 +48,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -78,13 +79,14 @@ namespace breakout::vfork_spawn {
 namespace {
 
 // Which child setup step failed.
-enum ChildStep : int { kStepSignals = 0, kStepStdio, kStepCgroup, kStepTty, kStepChdir, kStepFds, kStepExec };
+enum ChildStep : int { kStepSignals = 0, kStepStdio, kStepCgroup, kStepMounts, kStepTty, kStepChdir, kStepFds, kStepExec };
 
 const char* step_name(int step) {
   switch (step) {
     case kStepSignals: return "resetting signals";
     case kStepStdio: return "dup2 of stdin/stdout/stderr";
     case kStepCgroup: return "joining the containment cgroup";
+    case kStepMounts: return "a private mount namespace with the bind_over files";
     case kStepTty: return "setsid + TIOCSCTTY on the controlling tty";
     case kStepChdir: return "chdir to cwd";
     case kStepFds: return "marking inherited fds close-on-exec";
@@ -193,7 +195,18 @@ int child_main(void* arg) {
     if (n != 1) child_fail(s);
   }
 
-  // 4. credentials(7): a new session, then stdin becomes its controlling terminal.
+  // 4. mount_namespaces(7): unshare gives this task a copy of our mount namespace (the child
+  //    has its own fs_struct: no CLONE_FS); private propagation first, so the binds below never
+  //    reach the host's namespace; they end with the last process in the new one.
+  if (p.binds > 0) {
+    s->step = kStepMounts;
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      child_fail(s);
+    for (std::size_t i = 0; i < p.binds; ++i)
+      if (::mount(p.bind_source[i], p.bind_target[i], nullptr, MS_BIND, nullptr) != 0) child_fail(s);
+  }
+
+  // 5. credentials(7): a new session, then stdin becomes its controlling terminal.
   if (p.make_ctty) {
     s->step = kStepTty;
     if (::setsid() < 0 || ::ioctl(0, TIOCSCTTY, 0) != 0) child_fail(s);
@@ -202,7 +215,7 @@ int child_main(void* arg) {
   s->step = kStepChdir;
   if (p.cwd != nullptr && ::chdir(p.cwd) != 0) child_fail(s);
 
-  // 5. Nothing but 0/1/2 and the deliberate leaks survives execve.
+  // 6. Nothing but 0/1/2 and the deliberate leaks survives execve.
   s->step = kStepFds;
   if (mark_cloexec_from(3) != 0) child_fail(s);
   for (std::size_t i = 0; i < p.leaks; ++i) {  // dup2 clears FD_CLOEXEC on the copy
@@ -213,7 +226,7 @@ int child_main(void* arg) {
     }
   }
 
-  // 6. An empty signal mask for the spawner, then execve. A signal arriving
+  // 7. An empty signal mask for the spawner, then execve. A signal arriving
   //    now takes its default action in the child; the parent resumes either way.
   s->step = kStepExec;
   sigset_t none;

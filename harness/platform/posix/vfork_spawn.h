@@ -28,6 +28,10 @@ struct ChildPlan {
   int leak_from[kMaxInheritedFds] = {};
   int leak_to[kMaxInheritedFds] = {};
   std::size_t leaks = 0;
+  // LaunchSpec::bind_over: a private mount namespace, then each source bound onto its target.
+  const char* bind_source[kMaxBindOver] = {};
+  const char* bind_target[kMaxBindOver] = {};
+  std::size_t binds = 0;
 };
 
 // How the child entered the plan's cgroup.

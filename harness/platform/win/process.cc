@@ -13,7 +13,7 @@
 //    A killed child reports exited=false, term_signal=9 (kKilledExitCode seen).
 //  * stdin is the NUL device; stdout/stderr are overlapped named pipes drained
 //    by one WaitForMultipleObjects loop (pipe_reader.h); every wait is bounded.
-//  * LaunchSpec::inherit_fds and controlling_tty are POSIX only: start_error.
+//  * LaunchSpec::inherit_fds, controlling_tty and bind_over are POSIX only: start_error.
 // Boost.Process is not used here: Boost 1.81's process/v2 Windows headers do not
 // compile under mingw-w64 g++ 12, and it offers no handle list or job assignment
 // between creation and the first instruction (docs/windows.md).
