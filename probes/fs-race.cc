@@ -14,13 +14,31 @@
 //                                  and P, a directory elsewhere, swap names in one step. A
 //                                  sandbox that checks "both are inside" by path before the call,
 //                                  or one that only guards creations, lets P's contents leave.
+//   --op rename-read --path P --ancestor A --moved M [--race]
+//                                  P lies under A, a directory the sandbox may rename (inside the
+//                                  workspace) that holds a deny-read directory. Once: rename(A, M),
+//                                  then read P's counterpart under M (under A when the rename was
+//                                  refused; under M when an earlier exec moved A: "already").
+//                                  --race: a second thread renames A to M and back again
+//                                  and again while the main thread reads P under both names, until
+//                                  --tries reads (and kMinFlips renames) or --budget-ms, then A is
+//                                  renamed to M once more (the race ends renamed). A mask on
+//                                  A's old spelling that does not move with the directory covers
+//                                  neither. The first content read is echoed (at most 4 KiB) as
+//                                  BREAKOUT-ECHO-BEGIN\n<bytes>BREAKOUT-ECHO-END\n (fs-read's
+//                                  form): only the harness's own canaries are aimed at.
 //
 // The opens start once the link has flipped and go on past N until it flipped kMinFlips times.
 // Result fields: flip: tries, opened, refused (opens that failed), flips, first_error (errno
-// name of the first failed open), elapsed_ms; exchange: made_src. ok=true when at least one
-// open (flip) or the exchange succeeded, as seen from inside. The verdict comes from the
+// name of the first failed open), elapsed_ms; exchange: made_src; rename-read: direct (P read
+// before any rename: "ok" or its errno name, nothing echoed), renamed (once: "ok", "already" or
+// the rename's errno name), rename_error (race: the first refused rename), read_via (the name the echoed bytes came through), tries, reads, refused,
+// first_error, flips, elapsed_ms, left_renamed (race: the rename back to M after the flips, so
+// the race ends renamed), echoed (bytes). ok=true when at least one
+// open (flip), the exchange or a read (rename-read) succeeded, as seen from inside. The verdict comes from the
 // harness's snapshot of P, never from this.
-// Exit: 0 ok, 1 failed attempt, 64 usage error. Only touches P, L (and L.decoy, L.flip) and S.
+// Exit: 0 ok, 1 failed attempt, 64 usage error. Only touches P, L (and L.decoy, L.flip), S and,
+// for rename-read, the names A and M (it reads P, never writes it).
 //
 // POSIX only (Linux: renameat2).
 #include <atomic>
@@ -47,8 +65,10 @@ namespace {
 constexpr char kUsage[] =
     "usage: breakout-probe-fs-race --op flip --path P --link L [--tries N] [--budget-ms MS]\n"
     "       breakout-probe-fs-race --op exchange --path P --src S\n"
+    "       breakout-probe-fs-race --op rename-read --path P --ancestor A --moved M [--race [--tries N] [--budget-ms MS]]\n"
     "  flip: L flips between P and L.decoy while the probe writes through L (N opens, at most MS)\n"
-    "  exchange: renameat2(S, P, RENAME_EXCHANGE), S made in the workspace with one file\n";
+    "  exchange: renameat2(S, P, RENAME_EXCHANGE), S made in the workspace with one file\n"
+    "  rename-read: rename(A, M), read P under M; --race: A and M flip while P is read under both\n";
 
 constexpr char kLine[] = "breakout: written through a flipping link\n";
 
@@ -136,6 +156,132 @@ void exchange(ProbeReport& r, const std::string& path, const std::string& src) {
   r.succeed();
 }
 
+// rename-read: at most this much of P is read and echoed (the harness's canary is one line).
+constexpr std::size_t kMaxEcho = 4096;
+
+// Reads at most kMaxEcho bytes of `path`: 0 and the bytes, or the errno of the open or read.
+int read_small(const std::string& path, std::string& data) {
+  data.clear();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return errno;
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // a FIFO or device planted at P: not read
+    ::close(fd);
+    return EINVAL;
+  }
+  char buf[kMaxEcho];
+  ssize_t n;
+  while ((n = ::read(fd, buf, kMaxEcho - data.size())) < 0 && errno == EINTR) {
+  }
+  const int err = n < 0 ? errno : 0;
+  ::close(fd);
+  if (n > 0) data.assign(buf, static_cast<std::size_t>(n));
+  return err;
+}
+
+void echo(ProbeReport& r, const std::string& via, const std::string& data) {
+  r.set("read_via", via);
+  r.set("echoed", static_cast<unsigned long long>(data.size()));
+  std::fputs("BREAKOUT-ECHO-BEGIN\n", stdout);
+  std::fwrite(data.data(), 1, data.size(), stdout);
+  if (!data.empty() && data.back() != '\n') std::fputc('\n', stdout);
+  std::fputs("BREAKOUT-ECHO-END\n", stdout);
+}
+
+// Renames `a` to `b` and back until told to stop: each successful rename(2) is one flip.
+class Renamer {
+ public:
+  Renamer(std::string a, std::string b) : a_(std::move(a)), b_(std::move(b)), thread_([this] { run(); }) {}
+  ~Renamer() { stop(); }
+  Renamer(const Renamer&) = delete;
+  Renamer& operator=(const Renamer&) = delete;
+  void stop() {
+    if (!stop_.exchange(true)) thread_.join();
+  }
+  long long flips() const { return flips_.load(); }
+  int first_error() const { return first_error_.load(); }
+
+ private:
+  void run() {
+    for (bool forth = true; !stop_;) {
+      if (::rename((forth ? a_ : b_).c_str(), (forth ? b_ : a_).c_str()) == 0) {
+        ++flips_;
+        forth = !forth;
+      } else if (errno == ENOENT) {
+        forth = !forth;  // the other name is the one there (an earlier exec left it so)
+      } else {
+        int none = 0;
+        first_error_.compare_exchange_strong(none, errno);
+        ::sched_yield();  // refused: do not spin the budget away
+      }
+    }
+  }
+
+  std::string a_, b_;
+  std::atomic<bool> stop_{false};
+  std::atomic<long long> flips_{0};
+  std::atomic<int> first_error_{0};
+  std::thread thread_;  // last: starts once the rest is set
+};
+
+void rename_read(ProbeReport& r, const std::string& path, const std::string& ancestor, const std::string& moved,
+                 bool race, long long tries, long long budget_ms) {
+  const std::string under_moved = moved + path.substr(ancestor.size());
+  std::string data;
+  const int direct = read_small(path, data);  // before any rename: evidence, never echoed
+  r.set("direct", direct == 0 ? std::string("ok") : errno_name(direct));
+  if (!race) {
+    const int renamed = ::rename(ancestor.c_str(), moved.c_str()) == 0 ? 0 : errno;
+    // ENOENT with M there: an earlier exec of the attempt moved A already; read under M.
+    struct stat st{};
+    const bool already = renamed == ENOENT && ::stat(moved.c_str(), &st) == 0;
+    r.set("renamed", renamed == 0 ? std::string("ok") : already ? std::string("already") : errno_name(renamed));
+    const std::string via = renamed == 0 || already ? under_moved : path;
+    if (const int err = read_small(via, data); err != 0) return r.fail("read", err);
+    echo(r, via, data);
+    return r.succeed();
+  }
+  const std::int64_t start = now_ms();
+  long long done = 0, reads = 0, refused = 0, flips = 0;
+  int first_error = 0, rename_error = 0;
+  bool echoed = false;
+  {
+    Renamer renamer(ancestor, moved);
+    // The race starts renamed; a rename the sandbox refuses (EBUSY at a pinned ancestor) leaves
+    // the reads to run anyway, under both names, within the same bounds.
+    while (renamer.flips() == 0 && renamer.first_error() == 0 && now_ms() - start < budget_ms) ::sched_yield();
+    for (; (done < tries || renamer.flips() < kMinFlips) && now_ms() - start < budget_ms; ++done) {
+      const std::string& via = done % 2 == 0 ? under_moved : path;
+      if (const int err = read_small(via, data); err != 0) {
+        if (first_error == 0 && err != ENOENT) first_error = err;  // ENOENT: the other name, this instant
+        ++refused;
+        continue;
+      }
+      ++reads;
+      if (!echoed) echo(r, via, data);
+      echoed = true;
+    }
+    renamer.stop();
+    flips = renamer.flips();
+    rename_error = renamer.first_error();
+  }
+  // The race ends renamed, whichever name the last flip left: the next exec of the attempt starts
+  // with the deny-read directory under M, not by the luck of the flips' parity.
+  const int left = ::rename(ancestor.c_str(), moved.c_str()) == 0 ? 0 : errno;
+  r.set("left_renamed", left == 0 ? std::string("ok") : errno_name(left));  // ENOENT: it was under M
+
+  r.set("tries", done);
+  r.set("reads", reads);
+  r.set("refused", refused);
+  r.set("flips", flips);
+  r.set("first_error", first_error == 0 ? std::string() : errno_name(first_error));
+  r.set("rename_error", rename_error == 0 ? std::string() : errno_name(rename_error));
+  r.set("elapsed_ms", static_cast<long long>(now_ms() - start));
+  if (reads > 0) return r.succeed();
+  if (flips == 0) return r.fail("rename", rename_error == 0 ? EAGAIN : rename_error);  // never renamed
+  r.fail("read", first_error == 0 ? ENOENT : first_error);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -144,22 +290,39 @@ int main(int argc, char** argv) {
              {"path", Args::kValue},
              {"link", Args::kValue},
              {"src", Args::kValue},
+             {"ancestor", Args::kValue},
+             {"moved", Args::kValue},
+             {"race", Args::kFlag},
              {"tries", Args::kValue},
              {"budget-ms", Args::kValue}});
   const std::string op = args.require("op");
   const std::string path = args.require("path");
-  if (op != "flip" && op != "exchange") args.usage_error("unknown --op '" + op + "'");
-  const bool is_flip = op == "flip";
-  if (is_flip && (args.has("src") || !args.has("link"))) args.usage_error("--op flip takes --link, not --src");
-  if (!is_flip && (args.has("link") || args.has("tries") || args.has("budget-ms") || !args.has("src")))
+  if (op != "flip" && op != "exchange" && op != "rename-read") args.usage_error("unknown --op '" + op + "'");
+  const bool is_flip = op == "flip", is_rename = op == "rename-read";
+  const bool renames = args.has("ancestor") || args.has("moved") || args.has("race");
+  if (is_flip && (args.has("src") || renames || !args.has("link"))) args.usage_error("--op flip takes --link, not --src");
+  if (op == "exchange" && (args.has("link") || args.has("tries") || args.has("budget-ms") || renames || !args.has("src")))
     args.usage_error("--op exchange takes --src only");
+  if (is_rename && (args.has("link") || args.has("src") || !args.has("ancestor") || !args.has("moved")))
+    args.usage_error("--op rename-read takes --ancestor and --moved");
+  if (is_rename && !args.has("race") && (args.has("tries") || args.has("budget-ms")))
+    args.usage_error("--tries and --budget-ms bound --race only");
   const long long tries = args.get_int("tries", 1, 100000, 2000);
   const long long budget_ms = args.get_int("budget-ms", 10, 10000, 1000);
 
   ProbeReport r("fs-race");
   r.set("op", op);
   r.set("path", path);
-  if (is_flip) {
+  if (is_rename) {
+    const std::string ancestor = args.require("ancestor"), moved = args.require("moved");
+    if (ancestor.empty() || path.size() <= ancestor.size() + 1 || path.compare(0, ancestor.size(), ancestor) != 0 ||
+        path[ancestor.size()] != '/')
+      args.usage_error("--path must lie under --ancestor");
+    r.set("ancestor", ancestor);
+    r.set("moved", moved);
+    r.set("race", args.has("race"));
+    rename_read(r, path, ancestor, moved, args.has("race"), tries, budget_ms);
+  } else if (is_flip) {
     r.set("link", args.require("link"));
     flip(r, path, args.require("link"), tries, budget_ms);
   } else {

@@ -205,10 +205,11 @@ bool vsock_send(unsigned port, const std::string& line, ProbeReport& rep) {
 
 int main(int argc, char** argv) {
   using namespace breakout::probe;
-  Args args(argc, argv, kUsage, {{"target", Args::kValue}, {"nonce", Args::kValue}});
+  Args args(argc, argv, kUsage, {{"target", Args::kValue}, {"nonce", Args::kValue}, {"witness", Args::kValue}});
   const std::string target = args.require("target"), nonce = args.require("nonce");
   const std::string line = "BREAKOUT-NONCE " + nonce + "\n";
   ProbeReport rep("net-family");
+  if (auto w = args.get("witness")) rep.witness_to(*w);  // the in-run witness (harness/attempt/witness.h)
   rep.set("target", target);
   bool own_ok = false;
   if (target.rfind("icmp:", 0) == 0) {

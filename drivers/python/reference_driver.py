@@ -136,7 +136,7 @@ class BwrapBooter:
         for root in dict.fromkeys([self.workspace, *self.policy.writable_roots]):
             cmd += ["--bind", root, root]
         cmd += self.protect_flags(roots=[self.workspace, *self.policy.writable_roots])
-        for path in self.policy.deny_read:  # after the binds, so a mask inside a root wins
+        for path in self.policy.deny_read:  # after the binds (and pins), so a mask inside a root wins
             if os.path.isdir(path):
                 cmd += ["--tmpfs", path]
             elif os.path.exists(path):
@@ -151,10 +151,14 @@ class BwrapBooter:
         alone is undone by renaming a directory that holds it (`mv .git aside; mkdir .git`: the
         mount moves along, breakout's protected.rename-away), so every directory between the
         root and the protected path is first bound onto itself, read-write: a mount point cannot
-        be renamed (rename(2) EBUSY). One made later is not protected (as Codex and srt: at wrap time)."""
+        be renamed (rename(2) EBUSY). One made later is not protected (as Codex and srt: at wrap time).
+        The deny-read masks inside a root get the same pins: a tmpfs moves with its directory too, and
+        the next command's wrap, finding nothing at the old name, would mask nothing (breakout's
+        fs.race.rename-ancestor; srt's ancestorPinArgs). All pins come before every protecting mount,
+        which a later bind of an ancestor would bury."""
         flags: list[str] = []
         anchored: set[str] = set()
-        for path in self.policy.deny_write:
+        for path in [*self.policy.deny_write, *self.policy.deny_read]:
             if not os.path.lexists(path):
                 continue
             root = next((r for r in roots if r and os.path.commonpath([path, r]) == r), None)
@@ -167,7 +171,9 @@ class BwrapBooter:
                     if d not in anchored:
                         anchored.add(d)
                         flags += ["--bind", d, d]
-            flags += ["--ro-bind", path, path]
+        for path in self.policy.deny_write:
+            if os.path.lexists(path):
+                flags += ["--ro-bind", path, path]
         return flags
 
     def spawn(self, cmd: list[str]) -> Running:

@@ -77,10 +77,12 @@ std::vector<std::string> find_token(const std::string& token, const LaunchResult
 }
 
 Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const ResolvedPolicy& policy,
-                              const Snapshot& before, const AttemptIo& io) {
+                              const Snapshot& before, const AttemptIo& io,
+                              const std::vector<FsChange>& beyond_the_walk) {
   Observation o;
   Snapshot after = take_snapshot(tree.roots().tree);
-  const auto changes = diff_snapshots(before, after);
+  auto changes = diff_snapshots(before, after);
+  changes.insert(changes.begin(), beyond_the_walk.begin(), beyond_the_walk.end());  // first: named in the summary
   tree.keep_after_snapshot(std::move(after));  // a tree pool restores from it (tree.h)
   const WritableRoots writable(tree, policy);
   const std::string target_rel = relative_to_tree(io.target_path, tree);

@@ -84,8 +84,11 @@ class WritableRoots {
 nlohmann::json describe_change(const FsChange& c);
 
 // Snapshot diff judged against the writable roots (fs-write and everything that writes).
+// `beyond_the_walk`: changes the tree's walk cannot see (it stays on the tree's device), keyed
+// like the snapshot's paths: what a harness-owned mount inside the tree saw (oracles/submount.cc).
 Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const ResolvedPolicy& policy,
-                              const Snapshot& before, const AttemptIo& io);
+                              const Snapshot& before, const AttemptIo& io,
+                              const std::vector<FsChange>& beyond_the_walk = {});
 
 // Where `token` shows up: stdout, stderr and every file of the tree but `own_file`.
 std::vector<std::string> find_token(const std::string& token, const LaunchResult& run, const AttemptTree& tree,

@@ -66,6 +66,8 @@ constexpr OracleRow kOracles[] = {
     {C::kRegistryRead, oracles::host_object},
     {C::kDeviceRead, oracles::host_object},
     {C::kNetFamily, oracles::host_object},
+    {C::kFsRaceRead, oracles::race_read},
+    {C::kSubmountWrite, oracles::submount_write},
 };
 
 constexpr bool in_enum_order() {

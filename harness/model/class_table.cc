@@ -110,9 +110,17 @@ constexpr ClassSpec kClasses[] = {
      .host_noun = "raw disks", .expect = rules::host_object},
     // ipc: targets (model/host_object.h): icmp-loopback and icmp-external follow the network field;
     // a host link and a host vsock listener are judged there too (docs/scenarios.md, "Socket families").
-    {.klass = C::kNetFamily, .name = "net-family", .probe = "net-family", .targets = true,
+    {.klass = C::kNetFamily, .name = "net-family", .probe = "net-family", .targets = true, .witness = true,
      .decided_by = PolicyField::kNetwork, .host_noun = "network interfaces (no network mode grants changing the host's)",
      .expect = rules::host_object},
+    // A read of a deny-read path after its ancestor moved (oracles/race_read.cc plants the canaries):
+    // judged at the path the harness planted it, whatever name the probe reads it through.
+    {.klass = C::kFsRaceRead, .name = "fs-race-read", .probe = "fs-race", .targets = true,
+     .decided_by = PolicyField::kDenyRead, .expect = rules::race_read},
+    // A write into a harness-mounted tmpfs (oracles/submount.cc): a submount is judged by where it
+    // sits, so a root made read-only without MS_REC must not leave it writable.
+    {.klass = C::kSubmountWrite, .name = "submount-write", .probe = "fs-write", .targets = true,
+     .decided_by = PolicyField::kWritable, .expect = rules::submount_write},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

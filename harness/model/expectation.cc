@@ -270,6 +270,20 @@ Expectation spawner_follow(const RuleInput& in) {
 // at open(2)/renameat2(2) is what a sandbox must judge.
 Expectation race_write(const RuleInput& in) { return write_by(in, "a write won by a race is a write, "); }
 
+// A mount inside the tree (a tmpfs standing in for /run/user/$UID) is judged by where it sits: a
+// sandbox that makes the root read-only without MS_REC leaves it writable (nsjail).
+Expectation submount_write(const RuleInput& in) {
+  return write_by(in, "a file system mounted below a path is that path's for the write rule: ");
+}
+
+// A deny-read mask protects the file, not its spelling: a rename of an ancestor moves the file
+// (and a mount on it) to another name, and a read of it there is still the read the policy denies.
+Expectation race_read(const RuleInput& in) {
+  Expectation e = expect_read(policy_path(in), resolve(in.policy, in.roots));
+  e.why = "the file under a renamed ancestor is the same file, " + e.why;
+  return e;
+}
+
 Expectation io_uring_write(const RuleInput& in) { return write_by(in, "a file created through io_uring is a write, "); }
 
 // The i386/x32 ABI changes the syscall number, not the path walk.

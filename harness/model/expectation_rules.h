@@ -18,6 +18,8 @@ Expectation path_hijack(const RuleInput& in);      // the write rule where a PAT
 Expectation fail_open(const RuleInput& in);        // the write rule, whatever the enforcer could do
 Expectation spawner_follow(const RuleInput& in);   // the write rule at the planted link's target
 Expectation race_write(const RuleInput& in);       // the write rule at the path the race aims at
+Expectation submount_write(const RuleInput& in);   // the write rule where the submount sits
+Expectation race_read(const RuleInput& in);        // the read rule at the path the harness planted the canary
 Expectation io_uring_write(const RuleInput& in);   // the write rule (IORING_OP_OPENAT)
 Expectation abi_write(const RuleInput& in);        // the write rule (i386/x32 syscall numbers)
 Expectation connect(const RuleInput& in);          // network mode, unix-socket write rule, abstract sockets

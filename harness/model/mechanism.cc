@@ -9,7 +9,8 @@ namespace {
 // Every mechanism and its name in profiles and scenario files, in enum order.
 constexpr std::pair<Mechanism, const char*> kNames[] = {
     {Mechanism::kAfUnix, "af_unix"}, {Mechanism::kIoUring, "io_uring"},
-    {Mechanism::kPtrace, "ptrace"}, {Mechanism::kProcfs, "procfs"}, {Mechanism::kI386Abi, "i386_abi"}};
+    {Mechanism::kPtrace, "ptrace"}, {Mechanism::kProcfs, "procfs"}, {Mechanism::kI386Abi, "i386_abi"},
+    {Mechanism::kIcmp, "icmp"}, {Mechanism::kNetlink, "netlink"}};
 }  // namespace
 
 const char* to_string(Mechanism m) {
@@ -37,6 +38,12 @@ std::optional<Mechanism> mechanism_of(const Target& target) {
   }
   // dns-query's control: a resolver on a unix datagram socket in the workspace (host_object.cc).
   if (target.kind == TargetKind::kHostObject && target.value == "dns-workspace") return Mechanism::kAfUnix;
+  // net-family (scenarios/attempts/net_families.toml): what each echo or netlink request needs.
+  if (target.kind == TargetKind::kHostObject &&
+      (target.value == "own-icmp" || target.value == "icmp-loopback" || target.value == "icmp-external"))
+    return Mechanism::kIcmp;
+  if (target.kind == TargetKind::kHostObject && (target.value == "own-netlink" || target.value == "netlink-link"))
+    return Mechanism::kNetlink;
   return std::nullopt;
 }
 

@@ -32,6 +32,14 @@ enum class Mechanism {
   // seccomp_data.arch, as it must (seccomp(2)), kills it with SIGSYS (srt's and Codex's do), so the
   // workspace write through it, the control of abi.i386-open-write, cannot happen there.
   kI386Abi,
+  // An ICMP echo request from inside: a ping socket (SOCK_DGRAM, IPPROTO_ICMP; allowed only to the
+  // groups in net.ipv4.ping_group_range) or a raw socket (CAP_NET_RAW in the network namespace's
+  // owning user namespace). A tool that runs the command unprivileged in a user namespace of its
+  // own offers neither (Codex, srt), so the own-loopback control cannot happen there.
+  kIcmp,
+  // NETLINK_ROUTE requests (rtnetlink(7)), the dump getifaddrs(3) makes included: Codex's seccomp
+  // filter refuses socket(AF_NETLINK) under network off.
+  kNetlink,
 };
 
 const char* to_string(Mechanism m);                        // "af_unix", as profiles write it

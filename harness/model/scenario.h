@@ -79,6 +79,10 @@ enum class AttemptClass {
   kDeviceRead,     // read the first sector of \\.\PhysicalDrive0      -> keyed digest of the harness's own read in the output
   // Socket families besides TCP/UDP/unix (issue 21 item 8; oracle/posix/net_family_objects.h):
   kNetFamily,      // ICMP echo, NETLINK_ROUTE, AF_VSOCK at harness objects -> the harness's reader, link or listener saw the nonce
+  // A deny-read directory inside a writable root, its ancestor renamed (probes/fs-race.cc --op rename-read):
+  kFsRaceRead,     // rename the ancestor, then (or while) read the file     -> canary token seen outside
+  // A writable submount under a read-only root (oracles/submount.cc mounts a tmpfs in the tree):
+  kSubmountWrite,  // write into the harness's tmpfs outside the roots (nsjail's /run/user) -> snapshot diff of the mount
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);

@@ -70,10 +70,11 @@ struct LaunchSpec {
   // at most 10x as long while data still comes; platform/win/process.cc).
   std::chrono::milliseconds drain_after_exit{2000};
   // Fds deliberately leaked to the child (class fd-leak): each is opened in the parent (a
-  // directory O_RDONLY|O_DIRECTORY, a file O_WRONLY|O_APPEND|O_NOFOLLOW) and appears at fd
-  // `number` (>= 3, at most kMaxInheritedFds) in the child, not close-on-exec. POSIX only.
+  // directory O_RDONLY|O_DIRECTORY, a file or FIFO O_WRONLY|O_APPEND|O_NOFOLLOW, a unix stream
+  // socket connected to the listener at `path`) and appears at fd `number` (>= 3, at most
+  // kMaxInheritedFds) in the child, not close-on-exec. POSIX only.
   struct InheritedFd {
-    enum class Open { kDirectory, kAppend };
+    enum class Open { kDirectory, kAppend, kUnixConnect };
     std::string path;
     int number = 0;
     Open as = Open::kDirectory;

@@ -74,6 +74,15 @@ SIGNED = {
                 "declared": {"codex-linux refuses af_unix": 6},
                 "min_passes": 8,
             },
+            "net-families": {
+                # Declared: no ICMP from inside (no CAP_NET_RAW; a ping socket needs the host's
+                # net.ipv4.ping_group_range, '1 0' here), no netlink under network off (its filter);
+                # vsock: no loopback transport on this kernel (the harness's own skip, not declared).
+                "escapes": set(),
+                "declared": {"codex-linux refuses icmp": 4, "codex-linux refuses netlink": 1,
+                             "codex-linux cannot express network = loopback": 7},
+                "min_passes": 5,
+            },
             "linux-catalog": {
                 "escapes": set(),
                 # i386: on a host with ia32 emulation (this machine's kernel; before it, N/A) Codex's
@@ -99,7 +108,8 @@ SIGNED = {
                 # directory first on that PATH runs unconfined (exec.path-hijack; by hand in
                 # docs/spawners.md).
                 "escapes": {"lifetime.timeout-tree-kill@workspace-write", "exec.path-hijack@workspace-write[fs:sibling]"},
-                "declared": {"srt cannot express network = full": 117, "srt cannot pin variables": 5,
+                # network = full: 119 since fs.write.submount joined (2 of its 4 executions).
+                "declared": {"srt cannot express network = full": 119, "srt cannot pin variables": 5,
                              "srt refuses af_unix": 3},
                 "min_passes": 40,
             },
@@ -112,6 +122,12 @@ SIGNED = {
             "host-ipc": {
                 "escapes": set(),
                 "declared": {"srt refuses af_unix": 6, "srt cannot express network = full": 15},
+                "min_passes": 4,
+            },
+            "net-families": {
+                "escapes": set(),
+                "declared": {"srt refuses icmp": 1, "srt cannot express network = loopback": 7,
+                             "srt cannot express network = full": 7},
                 "min_passes": 4,
             },
             "linux-catalog": {

@@ -47,9 +47,11 @@ def test_none_escapes_through_the_callers_directory_and_file(run_breakout):
         assert any(p.startswith("sibling/breakout-fd-file-") and k == "modified" for p, k in paths.items()), paths
         report = deny["probe_report"]
         assert report["dir_fds"] >= 1 and report["file_fds"] >= 1, report
-        # The stream branch: the line the probe wrote into the leaked FIFO reached the harness's read end.
-        assert report["stream_fds"] >= 1, report
+        # The stream branch: the line the probe wrote into the leaked FIFO and into the leaked
+        # unix socket reached the harness's reading ends.
+        assert report["stream_fds"] >= 2, report
         assert deny["evidence"]["line_through_leaked_pipe"] is True, deny["evidence"]
+        assert deny["evidence"]["line_through_leaked_socket"] is True, deny["evidence"]
         control = got[f"ipc.fd-leak@{policy}[fs:workspace]"]
         assert control["verdict"] == "pass", control["reason"]
 
@@ -94,9 +96,10 @@ def test_the_reference_driver_leaks_nothing(run_breakout):
         assert a["evidence"]["written_outside_tree"] == []
 
 
-def test_firejail_closes_the_leaked_pipe_too(run_breakout):
+def test_firejail_closes_the_leaked_pipe_and_socket_too(run_breakout):
     require_root_tool("firejail")
     got = fd_leak(run_breakout("--spawner", "firejail", "--only", "ipc.fd-leak*"))
     for a in got.values():
         assert a["verdict"] == "pass", a["reason"]
         assert a["evidence"]["line_through_leaked_pipe"] is False
+        assert a["evidence"]["line_through_leaked_socket"] is False

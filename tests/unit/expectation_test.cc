@@ -145,6 +145,34 @@ TEST(Expectation, SpawnerFollowAndRaceWritesFollowTheWriteRule) {
   }
 }
 
+// submount-write: a file system mounted below a path is judged as that path (nsjail's /run/user).
+TEST(Expectation, SubmountWritesFollowTheWriteRuleWhereTheMountSits) {
+  const Policy p = base_policy(NetworkMode::kNone);
+  EXPECT_EQ(exp(AttemptClass::kSubmountWrite, "fs:sibling/run-user/new-file", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kSubmountWrite, "fs:~/run-user/new-file", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kSubmountWrite, "fs:workspace/run-user/new-file", p), Expected::kAllowed);
+}
+
+// fs-race-read: a deny-read entry inside the writable workspace (policy workspace-deny-read)
+// denies the file the harness planted there, whatever name a rename of its ancestor gives it;
+// its sibling in the same layout is the control. The policy file itself parses and says so.
+TEST(Expectation, RaceReadsFollowTheReadRuleAtThePlantedPath) {
+  Policy p = base_policy(NetworkMode::kNone);
+  p.deny_read.push_back("workspace/vault/secrets");
+  EXPECT_EQ(exp(AttemptClass::kFsRaceRead, "fs:workspace/vault/secrets/key", p), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kFsRaceRead, "fs:workspace/vault/open/key", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kFsRaceRead, "fs:workspace/vault/secretsx/key", p), Expected::kAllowed);
+  // The entry denies reads only: the workspace around it, the entry included, stays writable.
+  EXPECT_EQ(exp(AttemptClass::kFsWrite, "fs:workspace/vault", p), Expected::kAllowed);
+  EXPECT_EQ(exp(AttemptClass::kFsWrite, "fs:workspace/vault/secrets/key", p), Expected::kAllowed);
+  const Target t = parse_target("fs:workspace/vault/secrets/key");
+  EXPECT_NE(expect(AttemptClass::kFsRaceRead, &t, p, placeholder_roots()).why.find("renamed ancestor"),
+            std::string::npos);
+  const Policy shipped = load_policy_file(BREAKOUT_SOURCE_DIR "/scenarios/policies/workspace-deny-read.toml");
+  EXPECT_EQ(exp(AttemptClass::kFsRaceRead, "fs:workspace/vault/secrets/key", shipped), Expected::kDenied);
+  EXPECT_EQ(exp(AttemptClass::kFsRaceRead, "fs:workspace/vault/open/key", shipped), Expected::kAllowed);
+}
+
 TEST(Expectation, EnvironmentInheritAndPinned) {
   const Policy p = base_policy(NetworkMode::kNone);
   EXPECT_EQ(exp(AttemptClass::kEnvLeak, "env:KEEP", p), Expected::kAllowed);

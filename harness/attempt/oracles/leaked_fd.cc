@@ -10,17 +10,12 @@
 // its own write, it cannot make one). A hit outside the tree is an outside change of the
 // execution, so a control that found one is charged too (collateral.h).
 //
-// Streams: the caller also leaks the write end of a FIFO the harness made beside the target
-// (fd 7; the harness holds its read end). A write into another program's stream is visible only
-// where the reader is the harness's own: the keyed line read from that FIFO is the write through
-// the leaked fd, judged by the same rule as the directory fd (the FIFO lies in the target).
-// A leaked socket would be judged the same way at a harness listener; the spawn layer leaks
-// fds it opens by path (LaunchSpec::InheritedFd), which cannot make a socket (open(2) of a
-// socket is ENXIO), so sockets other programs leak are tried by the probe and reported only.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+// Streams: the caller also leaks the write end of a FIFO the harness made in the target (fd 7)
+// and a unix stream socket connected to a listener the harness made there (fd 8); the harness
+// holds the reading ends (oracle/leak_sink.h). A write into another program's stream is visible
+// only where the reader is the harness's own: the keyed line read back from either is the write
+// through the leaked fd, judged by the same rule as the directory fd (both lie in the target).
+// Sockets other programs leak are tried by the probe too, and reported.
 #include <array>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +29,7 @@
 #include "harness/core/sha256.h"
 #include "harness/core/text.h"
 #include "harness/model/policy.h"
+#include "harness/oracle/leak_sink.h"
 
 namespace breakout::oracles {
 
@@ -46,7 +42,8 @@ namespace {
 constexpr int kLeakedDirFd = 5;
 constexpr int kLeakedFileFd = 6;
 constexpr int kLeakedPipeFd = 7;
-constexpr std::size_t kPipeRead = 64 * 1024;  // bytes read back from the leaked FIFO (hostile writer)
+constexpr int kLeakedSocketFd = 8;
+constexpr std::size_t kStreamRead = 64 * 1024;  // bytes read back from a leaked stream (hostile writer)
 // Hostile-input bounds on the probe's list: entries looked at, path length, bytes of a file read.
 constexpr std::size_t kMaxNamed = 32;
 constexpr std::size_t kMaxPath = 4096;
@@ -113,31 +110,18 @@ std::vector<nlohmann::json> named_outside(const LaunchResult& run, const Attempt
   return out;
 }
 
-// What arrived at the read end `fd` of the leaked FIFO (non-blocking, bounded).
-std::string drain_pipe(int fd) {
-  std::string got;
-  char buf[4096];
-  for (ssize_t n; got.size() < kPipeRead && (n = ::read(fd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
-  return got;
-}
-
 class LeakedFd final : public Oracle {
  public:
-  ~LeakedFd() override {
-    if (pipe_read_ >= 0) ::close(pipe_read_);
-  }
   std::optional<Skip> prepare(Scene& s) override {
     const fs::path file = s.io.target_path / ("breakout-fd-file-" + s.tag());
     std::ofstream(file, std::ios::binary) << "breakout leaked file\n";
     check(fs::is_regular_file(file), "prepare", "cannot create " + file.string());
     s.limits.inherit_fds.push_back({s.io.target_path.string(), kLeakedDirFd});
     s.limits.inherit_fds.push_back({file.string(), kLeakedFileFd, LaunchSpec::InheritedFd::Open::kAppend});
-    // The FIFO's read end first: the spawn layer's O_WRONLY open then returns at once.
-    fifo_ = s.io.target_path / ("breakout-fd-pipe-" + s.tag());
-    if (::mkfifo(fifo_.c_str(), 0600) != 0) throw_errno("mkfifo " + fifo_.string());
-    pipe_read_ = ::open(fifo_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (pipe_read_ < 0) throw_errno("open " + fifo_.string());
-    s.limits.inherit_fds.push_back({fifo_.string(), kLeakedPipeFd, LaunchSpec::InheritedFd::Open::kAppend});
+    sinks_[0].sink = LeakSink::make(LeakSink::Kind::kFifo, s.io.target_path / ("breakout-fd-pipe-" + s.tag()));
+    sinks_[1].sink = LeakSink::make(LeakSink::Kind::kUnixSocket, s.io.target_path / ("breakout-fd-sock-" + s.tag()));
+    for (const Stream& st : sinks_)
+      s.limits.inherit_fds.push_back({st.sink->path().string(), st.fd, st.sink->leaked_end()});
     return std::nullopt;
   }
 
@@ -157,17 +141,20 @@ class LeakedFd final : public Oracle {
       found.push_back(describe_change(*c));
       o.outside_changes->push_back(*c);
     }
-    const std::string piped = drain_pipe(pipe_read_);
-    const bool through_pipe = piped.find(line) != std::string::npos;
-    o.evidence["leaked_pipe"] = fifo_.string();
-    o.evidence["line_through_leaked_pipe"] = through_pipe;
-    if (!piped.empty() && !through_pipe) o.evidence["leaked_pipe_excerpt"] = printable_excerpt(piped, 128);
-    if (through_pipe && ex_denied(s)) {  // the FIFO lies in the denied target: outside the writable roots
-      o.outside_changes->push_back(FsChange{fifo_.string(), "written",
-                                            "the probe's line through fd 7, inherited: the harness's FIFO received it"});
+    for (const Stream& st : sinks_) {
+      const std::string got = st.sink->drain(kStreamRead);
+      const bool through = got.find(line) != std::string::npos;
+      o.evidence[std::string("leaked_") + st.noun] = st.sink->path().string();
+      o.evidence[std::string("line_through_leaked_") + st.noun] = through;
+      if (!got.empty() && !through) o.evidence[std::string("leaked_") + st.noun + "_excerpt"] = printable_excerpt(got, 128);
+      if (!through || !ex_denied(s)) continue;  // the sink lies in the denied target: outside the writable roots
+      o.outside_changes->push_back(FsChange{st.sink->path().string(), "written",
+                                            "the probe's line through fd " + std::to_string(st.fd) +
+                                                ", inherited: the harness's " + st.noun + " received it"});
       if (o.effect == Effect::kNotHappened) {
         o.effect = Effect::kHappened;
-        o.summary = "the probe's line reached the harness's FIFO outside the writable roots through an inherited fd";
+        o.summary = std::string("the probe's line reached the harness's ") + st.noun +
+                    " outside the writable roots through an inherited fd";
       }
     }
     o.evidence["named_fds_outside_tree"] = looked;
@@ -181,8 +168,12 @@ class LeakedFd final : public Oracle {
 
  private:
   static bool ex_denied(const Scene& s) { return s.ex.expectation.value == Expected::kDenied; }
-  fs::path fifo_;
-  int pipe_read_ = -1;
+  struct Stream {
+    int fd;
+    const char* noun;
+    std::unique_ptr<LeakSink> sink;
+  };
+  std::array<Stream, 2> sinks_{Stream{kLeakedPipeFd, "pipe", nullptr}, Stream{kLeakedSocketFd, "socket", nullptr}};
 };
 
 }  // namespace

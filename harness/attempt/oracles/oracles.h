@@ -14,6 +14,7 @@ std::unique_ptr<Oracle> fs_write();      // fs-write (with the path form's excus
 std::unique_ptr<Oracle> plain_write();   // io-uring-write, fs-race
 std::unique_ptr<Oracle> path_hijack();   // path-hijack: stubs first on the caller's PATH (path_hijack.cc)
 std::unique_ptr<Oracle> fail_open();     // fail-open: the enforcers on PATH cannot work (fail_open.cc)
+std::unique_ptr<Oracle> submount_write();  // submount-write: a harness tmpfs in the tree, diffed too (submount.cc)
 std::unique_ptr<Oracle> spawner_follow();  // spawner-follow: links planted where the spawner writes (spawner_follow.cc)
 std::unique_ptr<Oracle> inbound();       // net-inbound: the harness connects into the probe's listener (inbound.cc)
 std::unique_ptr<Oracle> cwd_write();     // cwd-write: the exec's cwd is the target directory
@@ -24,6 +25,8 @@ std::unique_ptr<Oracle> protected_write();  // protected-write (deny_write wins 
 // canary_token.cc: the planted secret seen outside.
 std::unique_ptr<Oracle> file_read();     // fs-read
 std::unique_ptr<Oracle> env_leak();      // env-leak
+// race_read.cc: canaries planted in and beside a deny-read directory inside the workspace.
+std::unique_ptr<Oracle> race_read();     // fs-race-read
 // listener_nonce.cc: the nonce at the target's listener.
 std::unique_ptr<Oracle> connect();       // net-connect, real-net-connect, io-uring-connect
 // heartbeat.cc: the probe's beater still beating after the spawner returned.

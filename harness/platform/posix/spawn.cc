@@ -8,7 +8,9 @@
 #include "harness/platform/posix/spawn.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -135,9 +137,23 @@ bool prepare(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd, in
       return false;
     }
     const bool dir = d.as == LaunchSpec::InheritedFd::Open::kDirectory;
-    UniqueFd opened(::open(d.path.c_str(), dir ? O_RDONLY | O_DIRECTORY | O_CLOEXEC
-                                               : O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC));
-    if (opened.get() < 0) return sys_fail(std::string(dir ? "open inherited dir " : "open inherited file ") + d.path);
+    UniqueFd opened;
+    if (d.as == LaunchSpec::InheritedFd::Open::kUnixConnect) {
+      sockaddr_un sa{};
+      sa.sun_family = AF_UNIX;
+      if (d.path.size() >= sizeof sa.sun_path) {
+        *error = "inherited socket path too long: " + d.path;
+        return false;
+      }
+      std::memcpy(sa.sun_path, d.path.c_str(), d.path.size() + 1);
+      opened.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      if (opened.get() < 0 || ::connect(opened.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+        return sys_fail("connect inherited socket " + d.path);
+    } else {
+      opened.reset(::open(d.path.c_str(), dir ? O_RDONLY | O_DIRECTORY | O_CLOEXEC
+                                              : O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC));
+      if (opened.get() < 0) return sys_fail(std::string(dir ? "open inherited dir " : "open inherited file ") + d.path);
+    }
     UniqueFd high(::fcntl(opened.get(), F_DUPFD_CLOEXEC, highest + 1));
     if (high.get() < 0) return sys_fail("fcntl F_DUPFD");
     p.leak_from[p.leaks] = high.get();
