@@ -5,32 +5,16 @@ real agent sandboxes give the verdicts signed in docs/spawners.md.
 Runs `--only` the new attempts, so it is quick; the full default suite against Codex and srt is
 test_agent_sandboxes.py.
 """
-import os
-import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, REPO
+from six_spawners import SPAWNERS, remove_residue_since, require_spawner, tool_residue
+from conftest import FIXTURES
 
-PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-REFERENCE = REPO / "drivers" / "python" / "reference_driver.py"
-TOOLS = REPO / "spawners" / "tools" / "node_modules"
-CODEX = TOOLS / "@openai" / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux-musl" / "bin" / "codex"
-SRT = TOOLS / ".bin" / "srt"
 
 # The attempts of issue 21 in the default suite (--only globs; nested-userns* takes -clone3 too).
 NEW = ["fs.write.mkfifo*", "fs.write.mknod*", "fs.write.reopen-rw*", "fs.write.nested-userns*", "exec.*",
        "ipc.fd-leak*"]
-SPAWNERS = {
-    "none": (["--spawner", "none"], []),
-    "bwrap": (["--spawner", "bwrap"], ["bwrap"]),
-    "firejail": (["--spawner", "firejail"], ["firejail"]),
-    "reference": (["--driver", f"{PYTHON} {REFERENCE}"], ["bwrap"]),
-    "codex-linux": (["--spawner", "codex-linux"], [CODEX]),
-    "srt": (["--spawner", "srt"], [SRT, "bwrap", "socat", "rg"]),
-}
 # Non-pass verdicts other than skip, per spawner (none: every denial, checked below).
 SIGNED_ESCAPES = {
     "bwrap": set(), "firejail": set(), "reference": set(),
@@ -42,25 +26,16 @@ SIGNED_ESCAPES = {
 # Declared skips: reason prefix -> count.
 DECLARED = {"codex-linux": {"codex-linux makes the exec's cwd writable": 4},
             "bwrap": {"bwrap passes the caller's fds on": 2}}
-RESIDUE = ("claude-", "srt-mux-", "codex-bwrap-synthetic-mount-targets-", "codex-daemon-")
 
-
-def require(name):
-    if os.geteuid() != 0:
-        pytest.skip("needs root (namespaces, cgroups, sandboxes as root)")
-    for tool in SPAWNERS[name][1]:
-        if not (Path(tool).exists() if isinstance(tool, Path) else shutil.which(tool)):
-            pytest.skip(f"{tool} is not installed (bash ci/setup.sh installs it)")
 
 
 @pytest.fixture(scope="module", params=sorted(SPAWNERS))
 def new_classes(request, run_breakout):
     name = request.param
-    require(name)
-    before = {p for p in Path("/tmp").iterdir() if p.name.startswith(RESIDUE)}
+    require_spawner(name)
+    before = tool_residue()
     runs = [run_breakout(*SPAWNERS[name][0], "--only", glob, timeout=600) for glob in NEW]
-    for path in {p for p in Path("/tmp").iterdir() if p.name.startswith(RESIDUE)} - before:
-        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    remove_residue_since(before)
     for run in runs:
         assert run.results is not None, run.stderr[-2000:]
     return name, [a for run in runs for a in run.attempts]
@@ -120,7 +95,7 @@ def test_hijack_names_the_program_that_ran(new_classes):
 def test_a_fail_open_wrapper_is_caught_and_its_control_passes(run_breakout):
     """Issue 21, item 6: tests/e2e/fixtures/fail-open.toml runs the command unconfined when its
     bubblewrap cannot start; elsewhere it confines."""
-    require("bwrap")
+    require_spawner("bwrap")
     run = run_breakout("--spawner", str(FIXTURES / "fail-open.toml"), "--only", "exec.fail-open*")
     assert run.results is not None, run.stderr[-2000:]
     fail_open = [a for a in run.attempts if a["attempt"] == "exec.fail-open"]

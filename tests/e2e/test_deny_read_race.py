@@ -11,34 +11,18 @@ self-bind each: rename(2) is EBUSY) and pass; Codex cannot express deny_read (de
 controls pass). The probe runs directly too: bounded, and it reads under the new name.
 """
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from six_spawners import SPAWNERS, remove_residue_since, require_spawner, tool_residue
 
-PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-REFERENCE = REPO / "drivers" / "python" / "reference_driver.py"
-TOOLS = REPO / "spawners" / "tools" / "node_modules"
-CODEX = TOOLS / "@openai" / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux-musl" / "bin" / "codex"
-SRT = TOOLS / ".bin" / "srt"
 
 SUITE = ["--suite", "deny-read-race", "--jobs", "2"]
 ONCE, FLIP = "fs.race.rename-ancestor", "fs.race.rename-ancestor-flip"
 DENIES = {f"{a}@workspace-deny-read[fs:workspace/vault/secrets/key]" for a in (ONCE, FLIP)}
 CONTROLS = {f"{a}@workspace-deny-read[fs:workspace/vault/open/key]" for a in (ONCE, FLIP)}
-SPAWNERS = {
-    "none": (["--spawner", "none"], []),
-    "bwrap": (["--spawner", "bwrap"], ["bwrap"]),
-    "firejail": (["--spawner", "firejail"], ["firejail"]),
-    "reference": (["--driver", f"{PYTHON} {REFERENCE}"], ["bwrap"]),
-    "codex-linux": (["--spawner", "codex-linux"], [CODEX]),
-    "srt": (["--spawner", "srt"], [SRT, "bwrap", "socat", "rg"]),
-}
 # The verdict of each denial per spawner (controls pass everywhere); docs/spawners.md says why.
 DENY_VERDICT = {"none": "escape", "bwrap": "escape", "firejail": "escape", "reference": "pass",
                 "codex-linux": "skip", "srt": "pass"}
@@ -47,25 +31,16 @@ LEAKED_IN = {"none": "first", "bwrap": "next", "firejail": "next"}
 # Who pins the ancestor: its rename is refused, so the mask never moves.
 PINNED = {"reference", "srt"}
 DECLARED = {"codex-linux": "codex-linux cannot express deny_read"}
-RESIDUE = ("claude-", "srt-mux-", "codex-bwrap-synthetic-mount-targets-", "codex-daemon-")
 
-
-def require(name):
-    if os.geteuid() != 0:
-        pytest.skip("needs root (namespaces, cgroups, sandboxes as root)")
-    for tool in SPAWNERS[name][1]:
-        if not (Path(tool).exists() if isinstance(tool, Path) else shutil.which(tool)):
-            pytest.skip(f"{tool} is not installed (bash ci/setup.sh installs it)")
 
 
 @pytest.fixture(scope="module", params=sorted(SPAWNERS))
 def suite_run(request, run_breakout):
     name = request.param
-    require(name)
-    before = {p for p in Path("/tmp").iterdir() if p.name.startswith(RESIDUE)}
+    require_spawner(name)
+    before = tool_residue()
     run = run_breakout(*SPAWNERS[name][0], *SUITE, timeout=600)
-    for path in {p for p in Path("/tmp").iterdir() if p.name.startswith(RESIDUE)} - before:
-        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    remove_residue_since(before)
     assert run.results is not None, run.stderr[-2000:]
     return name, run
 

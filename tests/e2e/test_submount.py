@@ -14,32 +14,19 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from six_spawners import SPAWNERS, remove_residue_since, require_spawner, tool_residue
 from conftest import FIXTURES, REPO
 
-PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-REFERENCE = REPO / "drivers" / "python" / "reference_driver.py"
-TOOLS = REPO / "spawners" / "tools" / "node_modules"
-CODEX = TOOLS / "@openai" / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux-musl" / "bin" / "codex"
-SRT = TOOLS / ".bin" / "srt"
 
 ONLY = "fs.write.submount*"
 DENY = "[fs:sibling/run-user/new-file]"
 CONTROL = "[fs:workspace/run-user/new-file]"
-SPAWNERS = {
-    "none": (["--spawner", "none"], []),
-    "bwrap": (["--spawner", "bwrap"], ["bwrap"]),
-    "firejail": (["--spawner", "firejail"], ["firejail"]),
-    "reference": (["--driver", f"{PYTHON} {REFERENCE}"], ["bwrap"]),
-    "codex-linux": (["--spawner", "codex-linux"], [CODEX]),
-    "srt": (["--spawner", "srt"], [SRT, "bwrap", "socat", "rg"]),
-}
 # Per spawner, execution id -> verdict (docs/spawners.md and docs/scenarios.md, "submount-write").
 POLICIES = ("workspace-write", "network-full")
 SIGNED = {
@@ -57,7 +44,6 @@ SIGNED = {
             f"fs.write.submount@network-full{DENY}": "skip",
             f"fs.write.submount@network-full{CONTROL}": "skip"},
 }
-RESIDUE = ("claude-", "srt-mux-", "codex-bwrap-synthetic-mount-targets-", "codex-daemon-")
 
 
 def harness_mounts(under):
@@ -89,13 +75,6 @@ def private_tmpdir():
             shutil.rmtree(root, ignore_errors=True)
 
 
-def require(name):
-    if os.geteuid() != 0:
-        pytest.skip("needs root (mounts, namespaces, cgroups)")
-    for tool in SPAWNERS[name][1]:
-        if not (Path(tool).exists() if isinstance(tool, Path) else shutil.which(tool)):
-            pytest.skip(f"{tool} is not installed (bash ci/setup.sh installs it)")
-
 
 def explain(records):
     return "\n".join(f"{a['verdict']:9} {a['id']}: {a['reason']}" for a in records)
@@ -104,13 +83,12 @@ def explain(records):
 @pytest.fixture(scope="module", params=sorted(SPAWNERS))
 def submount_run(request, run_breakout):
     name = request.param
-    require(name)
-    residue = {p for p in Path("/tmp").iterdir() if p.name.startswith(RESIDUE)}
+    require_spawner(name)
+    residue = tool_residue()
     with private_tmpdir() as root:
         run = run_breakout(*SPAWNERS[name][0], "--only", ONLY, "--jobs", "2", timeout=300)
         left = harness_mounts(root)
-    for path in {p for p in Path("/tmp").iterdir() if p.name.startswith(RESIDUE)} - residue:
-        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    remove_residue_since(residue)
     assert run.results is not None, run.stderr[-2000:]
     return name, run, left
 
