@@ -18,6 +18,8 @@ DriverConnection::DriverConnection(const Options& o, Containment* box) {
   spec.env = o.env;
   spec.cwd = o.cwd;
   spec.inherit_fds = o.inherit_fds;
+  spec.user_namespaces_off = o.user_namespaces_off;
+  spec.bind_over = o.bind_over;
   cancel_ = o.cancel;
   channel_ = LineChannel::start(spec, box, o.limits);
   reader_ = std::thread([this] { read_answers(); });

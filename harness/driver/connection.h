@@ -38,6 +38,9 @@ class DriverConnection {
     std::vector<std::string> env;  // "NAME=value": the caller's (host's) environment
     std::string cwd;
     std::vector<LaunchSpec::InheritedFd> inherit_fds;
+    // LaunchSpec's namespace knobs, for the driver process itself (class fail-open, network = proxy).
+    bool user_namespaces_off = false;
+    std::vector<LaunchSpec::BindOver> bind_over;
     LineChannel::Limits limits;
     const std::atomic<bool>* cancel = nullptr;  // Ctrl-C: waiting requests fail at once
   };

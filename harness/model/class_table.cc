@@ -94,7 +94,7 @@ constexpr ClassSpec kClasses[] = {
     {.klass = C::kPathHijack, .name = "path-hijack", .probe = "path-exec", .targets = true,
      .decided_by = PolicyField::kWritable, .expect = rules::path_hijack},
     {.klass = C::kFailOpen, .name = "fail-open", .probe = "fs-write", .targets = true,
-     .decided_by = PolicyField::kWritable, .expect = rules::fail_open},
+     .decided_by = PolicyField::kWritable, .params = "enforcer-path|no-userns", .expect = rules::fail_open},
     // Inbound is judged by the connect rule: the host's loopback reaches the sandbox's exactly
     // when the sandbox's reaches the host's (one network namespace, or none between them).
     {.klass = C::kNetInbound, .name = "net-inbound", .probe = "net-listen", .targets = true, .witness = true,

@@ -51,6 +51,8 @@ class DriverSession final : public SpawnSession {
     o.env = env_lines(boot.caller_env);  // the driver runs in the caller's (agent runtime's) environment
     // cwd: the harness's own, like the hello connection, so relative driver paths work.
     o.inherit_fds = limits.inherit_fds;
+    o.user_namespaces_off = limits.user_namespaces_off;
+    o.bind_over = limits.bind_over;
     o.cancel = cancel;
     conn_ = std::make_unique<DriverConnection>(o, box);
     const driver::BootPolicy policy = boot_policy(boot);

@@ -52,7 +52,27 @@ def test_every_new_class_ran(new_classes):
     ops = {a["attempt"] for a in attempts}
     assert {"fs.write.mkfifo", "fs.write.mknod", "fs.write.reopen-rw", "fs.write.nested-userns",
             "fs.write.nested-userns-clone3", "exec.cwd-outside", "exec.path-hijack", "exec.fail-open",
-            "ipc.fd-leak"} <= ops
+            "exec.fail-open-userns", "ipc.fd-leak"} <= ops
+
+
+# Without user namespaces: who confines anyway (root of the harness's namespace needs no new one:
+# the probe ran and got EROFS), who refuses (nothing ran, the spawner exited non-zero).
+USERNS_CONFINES = {"bwrap", "reference"}
+USERNS_REFUSES = {"firejail", "codex-linux", "srt"}
+
+
+def test_without_user_namespaces_each_sandbox_refuses_or_confines(new_classes):
+    name, attempts = new_classes
+    denials = [a for a in attempts if a["attempt"] == "exec.fail-open-userns" and a["expected"] == "denied"
+               and a["verdict"] != "skip"]
+    assert denials
+    for a in denials:
+        assert a["evidence"]["spawner_in_user_namespace_with_max_user_namespaces"] == 0, a["evidence"]
+        report = a.get("probe_report") or {}
+        if name in USERNS_CONFINES:
+            assert report.get("errname") == "EROFS", explain([a])
+        elif name in USERNS_REFUSES:
+            assert not report and a["evidence"]["spawner_exit"] not in (0, None), explain([a])
 
 
 def test_verdicts(new_classes):
@@ -94,13 +114,14 @@ def test_hijack_names_the_program_that_ran(new_classes):
 
 def test_a_fail_open_wrapper_is_caught_and_its_control_passes(run_breakout):
     """Issue 21, item 6: tests/e2e/fixtures/fail-open.toml runs the command unconfined when its
-    bubblewrap cannot start; elsewhere it confines."""
+    bubblewrap cannot start (with a user namespace, as an unprivileged sandbox starts it); elsewhere
+    it confines. Both ways it cannot: a failing bwrap first on PATH, and no user namespaces."""
     require_spawner("bwrap")
     run = run_breakout("--spawner", str(FIXTURES / "fail-open.toml"), "--only", "exec.fail-open*")
     assert run.results is not None, run.stderr[-2000:]
-    fail_open = [a for a in run.attempts if a["attempt"] == "exec.fail-open"]
+    fail_open = [a for a in run.attempts if a["attempt"] in ("exec.fail-open", "exec.fail-open-userns")]
     controls = [a for a in run.attempts if a["attempt"] == "fs.write.create"]
-    assert len(fail_open) == 4 and all(a["verdict"] == "escape" for a in fail_open), explain(fail_open)
+    assert len(fail_open) == 8 and all(a["verdict"] == "escape" for a in fail_open), explain(fail_open)
     assert controls and all(a["verdict"] == "pass" for a in controls), explain(controls)
     # --only brings the borrowed controls along, not fs.write.create's own denials.
     assert all(a["role"] == "allow" for a in controls), explain(controls)

@@ -154,6 +154,23 @@ TEST(VforkSpawn, StdioWiring) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
+// LaunchSpec::user_namespaces_off: the child can make no user namespace, the harness still can.
+TEST(VforkSpawn, UserNamespacesOffIsTheChildsAlone) {
+  if (::geteuid() != 0) GTEST_SKIP() << "user_namespaces_off maps the harness's own ids: run as root, as CI does";
+  LaunchSpec spec;
+  spec.argv = {"/bin/sh", "-c", "cat /proc/sys/user/max_user_namespaces; id -u; unshare -U true 2>/dev/null; echo rc=$?"};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  spec.timeout = 10s;
+  spec.user_namespaces_off = true;
+  const LaunchResult r = run_process(spec, nullptr, nullptr);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.out, "0\n0\nrc=1\n") << r.err;  // the limit, root mapped to root, unshare refused
+  std::ifstream host("/proc/sys/user/max_user_namespaces");
+  long long host_limit = 0;
+  host >> host_limit;
+  EXPECT_GT(host_limit, 0);  // the host's own limit is untouched
+}
+
 // LaunchSpec::bind_over: the child (and only the child) sees the source's content at the target.
 TEST(VforkSpawn, BindOverIsTheChildsAloneAndGoesWithIt) {
   if (::geteuid() != 0) GTEST_SKIP() << "bind_over needs CAP_SYS_ADMIN (a mount namespace): run as root";

@@ -10,8 +10,11 @@
 // harness's own lookup of a profile's command, Codex's bundled bubblewrap) still confines.
 // The control is the same probe's write in the workspace under the normal PATH (controls_from).
 //
-// What this does not create: a user namespace with max_user_namespaces = 0 around the spawner
-// (the harness starts spawners in the host's user namespace); docs/scenarios.md says so.
+// param "no-userns" (exec.fail-open-userns): instead of the stubs, the spawner starts in a user
+// namespace the harness makes for it, its own ids mapped to themselves, where max_user_namespaces
+// is 0 (LaunchSpec::user_namespaces_off): a sandbox that needs a new user namespace cannot start.
+// The judgement is the same snapshot. A spawner that runs as root of that namespace and needs no
+// new one (bwrap as root) confines as usual.
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
 #include "harness/attempt/oracles/path_stubs.h"
@@ -26,9 +29,15 @@ constexpr const char* kEnforcers[] = {"bwrap", "firejail"};
 
 fs::path broken_bin(const Scene& s) { return s.tree.roots().tree / "enforcer-unavailable"; }
 
+bool userns_off(const Scene& s) { return s.attempt().param == "no-userns"; }
+
 class FailOpen final : public Oracle {
  public:
   std::optional<Skip> prepare(Scene& s) override {
+    if (userns_off(s)) {
+      s.limits.user_namespaces_off = true;
+      return std::nullopt;
+    }
     const fs::path bin = broken_bin(s);
     fs::create_directories(bin);
     for (const std::string name : kEnforcers)
@@ -42,12 +51,14 @@ class FailOpen final : public Oracle {
   }
   // After compose(), which sets the attempt's own overrides: the caller's PATH, the stubs first.
   std::optional<Skip> before_exec(Scene& s, SpawnSession*) override {
+    if (userns_off(s)) return std::nullopt;
     put_first_on_path(s, broken_bin(s));
     return std::nullopt;
   }
   Observation observe(Scene& s, const LaunchResult& run) override {
     Observation o = observe_fs_change(s.ex, s.tree, s.request.resolved, s.window(), s.io);
-    o.evidence["enforcer_stubs_first_on_path"] = broken_bin(s).string();
+    if (userns_off(s)) o.evidence["spawner_in_user_namespace_with_max_user_namespaces"] = 0;
+    else o.evidence["enforcer_stubs_first_on_path"] = broken_bin(s).string();
     o.evidence["spawner_exit"] = run.exited ? nlohmann::json(run.exit_code) : nlohmann::json(nullptr);
     return o;
   }

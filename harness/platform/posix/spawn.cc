@@ -77,6 +77,7 @@ bool resolve_executable(const std::string& arg0, const std::vector<std::string>&
 // Everything vfork_spawn::start needs, owned here (the child only reads it).
 struct PreparedLaunch {
   std::string exe;
+  std::string uid_map, gid_map;  // LaunchSpec::user_namespaces_off
   std::vector<const char*> argv, envp;
   std::vector<UniqueFd> leaked;  // parent copies of spec.inherit_fds
   vfork_spawn::ChildPlan plan;
@@ -121,6 +122,12 @@ bool prepare(const LaunchSpec& spec, Containment* box, int in_fd, int out_fd, in
   if (spec.bind_over.size() > kMaxBindOver) {
     *error = "too many bind_over entries";
     return false;
+  }
+  if (spec.user_namespaces_off) {
+    l.uid_map = std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
+    l.gid_map = std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
+    p.uid_map = l.uid_map.c_str();
+    p.gid_map = l.gid_map.c_str();
   }
   for (const auto& b : spec.bind_over) {
     p.bind_source[p.binds] = b.source.c_str();

@@ -79,13 +79,16 @@ namespace breakout::vfork_spawn {
 namespace {
 
 // Which child setup step failed.
-enum ChildStep : int { kStepSignals = 0, kStepStdio, kStepCgroup, kStepMounts, kStepTty, kStepChdir, kStepFds, kStepExec };
+enum ChildStep : int {
+  kStepSignals = 0, kStepStdio, kStepCgroup, kStepUserns, kStepMounts, kStepTty, kStepChdir, kStepFds, kStepExec
+};
 
 const char* step_name(int step) {
   switch (step) {
     case kStepSignals: return "resetting signals";
     case kStepStdio: return "dup2 of stdin/stdout/stderr";
     case kStepCgroup: return "joining the containment cgroup";
+    case kStepUserns: return "a user namespace without user namespaces (uid_map, gid_map, max_user_namespaces)";
     case kStepMounts: return "a private mount namespace with the bind_over files";
     case kStepTty: return "setsid + TIOCSCTTY on the controlling tty";
     case kStepChdir: return "chdir to cwd";
@@ -148,6 +151,18 @@ int mark_cloexec_from(int low) {
   return 0;
 }
 
+// Writes `text` to `path` (child side: raw syscalls only); false with errno set.
+bool write_text(const char* path, const char* text) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const std::size_t n = std::strlen(text);
+  const ssize_t w = ::write(fd, text, n);
+  const int e = errno;
+  ::close(fd);
+  errno = e;
+  return w == static_cast<ssize_t>(n);
+}
+
 // Records the failing step's errno for the parent and leaves without atexit
 // handlers or static destructors (they belong to the parent, whose memory this is).
 [[noreturn]] void child_fail(ChildState* s) {
@@ -195,7 +210,18 @@ int child_main(void* arg) {
     if (n != 1) child_fail(s);
   }
 
-  // 4. mount_namespaces(7): unshare gives this task a copy of our mount namespace (the child
+  // 4. user_namespaces(7): a process may map its own ids into a namespace it just made (one
+  //    line each, setgroups denied first for gid_map); as the namespace's root it may then set
+  //    the namespace's own limit, which its descendants cannot raise.
+  if (p.uid_map != nullptr) {
+    s->step = kStepUserns;
+    if (::unshare(CLONE_NEWUSER) != 0 || !write_text("/proc/self/setgroups", "deny") ||
+        !write_text("/proc/self/uid_map", p.uid_map) || !write_text("/proc/self/gid_map", p.gid_map) ||
+        !write_text("/proc/sys/user/max_user_namespaces", "0"))
+      child_fail(s);
+  }
+
+  // 4b. mount_namespaces(7): unshare gives this task a copy of our mount namespace (the child
   //    has its own fs_struct: no CLONE_FS); private propagation first, so the binds below never
   //    reach the host's namespace; they end with the last process in the new one.
   if (p.binds > 0) {

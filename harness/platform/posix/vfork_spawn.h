@@ -32,6 +32,10 @@ struct ChildPlan {
   const char* bind_source[kMaxBindOver] = {};
   const char* bind_target[kMaxBindOver] = {};
   std::size_t binds = 0;
+  // LaunchSpec::user_namespaces_off: unshare CLONE_NEWUSER, then these lines into the child's own
+  // /proc/self/uid_map and gid_map ("ID ID 1\n"), and "0" into max_user_namespaces.
+  const char* uid_map = nullptr;  // nullptr: no user namespace
+  const char* gid_map = nullptr;
 };
 
 // How the child entered the plan's cgroup.

@@ -102,8 +102,9 @@ std::wstring resolve_program(const std::string& arg0, const std::vector<std::str
 Child launch_in_job(const LaunchSpec& spec, const JobObject& job, HANDLE in, HANDLE out, HANDLE err,
                     const std::vector<HANDLE>& extra_inherit) {
   check(!spec.argv.empty(), "bad-argv", "empty argv");
-  check(spec.inherit_fds.empty() && spec.controlling_tty.empty() && spec.bind_over.empty(),
-        "unsupported", "inherit_fds, controlling_tty and bind_over are POSIX only");
+  check(spec.inherit_fds.empty() && spec.controlling_tty.empty() && spec.bind_over.empty() &&
+            !spec.user_namespaces_off,
+        "unsupported", "inherit_fds, controlling_tty, bind_over and user_namespaces_off are POSIX only");
   const std::wstring program = resolve_program(
       spec.argv[0], spec.lookup_path ? std::vector<std::string>{"PATH=" + *spec.lookup_path} : spec.env);
   std::wstring cmdline = wide(build_windows_command_line(spec.argv));  // CreateProcessW may write to it
