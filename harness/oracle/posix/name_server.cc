@@ -18,6 +18,7 @@
 #include "harness/core/error.h"
 #include "harness/oracle/dns_wire.h"
 #include "harness/platform/netns.h"
+#include "harness/platform/posix/capabilities.h"
 #include "harness/platform/posix/unique_fd.h"
 
 namespace breakout {
@@ -26,14 +27,6 @@ namespace {
 
 constexpr std::size_t kMaxNames = 4096;  // the newest names kept (hostile peers ask without end)
 constexpr const char* kSystemResolvConf = "/etc/resolv.conf";
-
-bool has_cap_sys_admin() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("CapEff:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> 21) & 1u;
-  return false;
-}
 
 std::array<unsigned char, 4> v4_bytes(const std::string& text) {
   in_addr a{};
@@ -83,7 +76,7 @@ NameServer::NameServer(const ExternalHost* external, const std::filesystem::path
     why_not_ = "no external host for the name server to run on";
     return;
   }
-  if (!has_cap_sys_admin()) {
+  if (!has_effective_capability(21)) {  // CAP_SYS_ADMIN
     why_not_ = "CAP_SYS_ADMIN is missing: the spawner cannot get a mount namespace with the harness's resolv.conf";
     return;
   }

@@ -29,6 +29,8 @@
 #include "harness/oracle/net_listeners.h"
 #include "harness/oracle/own_object.h"
 #include "harness/platform/netns.h"
+#include "harness/platform/posix/capabilities.h"
+#include "harness/platform/posix/unique_fd.h"
 
 namespace breakout {
 
@@ -41,15 +43,6 @@ constexpr int kMaxConnections = 16;           // vsock connections read per atte
 std::string marker(const std::string& nonce) { return std::string(kNonceMarker) + nonce; }
 
 // RAII fd.
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f = -1) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
 
 // ---------------------------------------------------------------------------
 // ICMP: an AF_PACKET reader that keeps IPv4 ICMP echo requests only (classic BPF, packet(7)).
@@ -59,12 +52,12 @@ class IcmpReader : public HostObject {
     int ifindex = 0;  // inside the external namespace: every interface (it has lo and its veth end)
     if (external) {
       check(s.external != nullptr, "icmp-external without an external host (the planner skips it)");
-      fd_.fd = s.external->socket_in_namespace(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK);
-      if (fd_.fd < 0) throw_errno("AF_PACKET socket in the external host's namespace");
+      fd_.reset(s.external->socket_in_namespace(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK));
+      if (fd_.get() < 0) throw_errno("AF_PACKET socket in the external host's namespace");
       address_ = s.external->address();
     } else {
-      fd_.fd = ::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-      if (fd_.fd < 0) throw_errno("AF_PACKET socket");
+      fd_.reset(::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+      if (fd_.get() < 0) throw_errno("AF_PACKET socket");
       ifindex = static_cast<int>(::if_nametoindex("lo"));
       if (ifindex == 0) throw_errno("if_nametoindex lo");
       address_ = "127.0.0.1";
@@ -80,12 +73,12 @@ class IcmpReader : public HostObject {
         BPF_STMT(BPF_RET | BPF_K, 0),
     };
     sock_fprog prog{static_cast<unsigned short>(std::size(code)), code};
-    if (::setsockopt(fd_.fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof prog) != 0) throw_errno("SO_ATTACH_FILTER");
+    if (::setsockopt(fd_.get(), SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof prog) != 0) throw_errno("SO_ATTACH_FILTER");
     sockaddr_ll a{};
     a.sll_family = AF_PACKET;
     a.sll_protocol = htons(ETH_P_IP);
     a.sll_ifindex = ifindex;
-    if (::bind(fd_.fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw_errno("bind AF_PACKET");
+    if (::bind(fd_.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw_errno("bind AF_PACKET");
   }
   std::string spec() const override { return "icmp:" + address_; }
   HostEvidence inspect() override {
@@ -94,7 +87,7 @@ class IcmpReader : public HostObject {
     bool seen = false;
     char buf[2048];
     for (int i = 0; i < kMaxPackets; ++i) {
-      const ssize_t n = ::recv(fd_.fd, buf, sizeof buf, MSG_DONTWAIT);
+      const ssize_t n = ::recv(fd_.get(), buf, sizeof buf, MSG_DONTWAIT);
       if (n < 0) break;
       ++requests;
       seen = seen || icmp_echo_carries(std::string_view(buf, static_cast<std::size_t>(n)), nonce_);
@@ -113,7 +106,7 @@ class IcmpReader : public HostObject {
  private:
   bool external_;
   std::string nonce_, address_;
-  Fd fd_;
+  UniqueFd fd_;
 };
 
 // ---------------------------------------------------------------------------
@@ -152,16 +145,16 @@ class RtMessage {
   int send() {
     align();
     reinterpret_cast<nlmsghdr*>(buf_.data())->nlmsg_len = static_cast<std::uint32_t>(buf_.size());
-    Fd fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
-    if (fd.fd < 0) return errno;
+    UniqueFd fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
+    if (fd.get() < 0) return errno;
     timeval tv{2, 0};
-    ::setsockopt(fd.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     sockaddr_nl kernel{};
     kernel.nl_family = AF_NETLINK;
-    if (::sendto(fd.fd, buf_.data(), buf_.size(), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0)
+    if (::sendto(fd.get(), buf_.data(), buf_.size(), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0)
       return errno;
     alignas(nlmsghdr) char reply[8192];
-    const ssize_t n = ::recv(fd.fd, reply, sizeof reply, 0);
+    const ssize_t n = ::recv(fd.get(), reply, sizeof reply, 0);
     if (n < 0) return errno;
     const auto len = static_cast<std::size_t>(n);
     for (std::size_t off = 0; off + sizeof(nlmsghdr) <= len;) {
@@ -245,16 +238,16 @@ class HostLink : public HostObject {
 class VsockListener : public HostObject {
  public:
   explicit VsockListener(const HostObjectSetup& s) : nonce_(s.nonce) {
-    fd_.fd = ::socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd_.fd < 0) throw_errno("socket AF_VSOCK");
+    fd_.reset(::socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (fd_.get() < 0) throw_errno("socket AF_VSOCK");
     sockaddr_vm a{};
     a.svm_family = AF_VSOCK;
     a.svm_cid = VMADDR_CID_LOCAL;
     a.svm_port = VMADDR_PORT_ANY;
-    if (::bind(fd_.fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw_errno("bind AF_VSOCK VMADDR_CID_LOCAL");
+    if (::bind(fd_.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw_errno("bind AF_VSOCK VMADDR_CID_LOCAL");
     socklen_t len = sizeof a;
-    if (::getsockname(fd_.fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) throw_errno("getsockname AF_VSOCK");
-    if (::listen(fd_.fd, 8) != 0) throw_errno("listen AF_VSOCK");
+    if (::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0) throw_errno("getsockname AF_VSOCK");
+    if (::listen(fd_.get(), 8) != 0) throw_errno("listen AF_VSOCK");
     port_ = a.svm_port;
     thread_ = std::thread([this] { serve(); });
   }
@@ -279,19 +272,19 @@ class VsockListener : public HostObject {
  private:
   void serve() {
     while (!stop_) {
-      pollfd p{fd_.fd, POLLIN, 0};
+      pollfd p{fd_.get(), POLLIN, 0};
       if (::poll(&p, 1, 50) <= 0) continue;
-      Fd c(::accept4(fd_.fd, nullptr, nullptr, SOCK_CLOEXEC));
-      if (c.fd < 0) continue;
+      UniqueFd c(::accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (c.get() < 0) continue;
       std::string got;
       char buf[512];
       for (int waited = 0; got.size() < kMaxBytes && waited < 20 && !stop_;) {
-        pollfd q{c.fd, POLLIN, 0};
+        pollfd q{c.get(), POLLIN, 0};
         if (::poll(&q, 1, 50) <= 0) {
           ++waited;
           continue;
         }
-        const ssize_t n = ::read(c.fd, buf, sizeof buf);
+        const ssize_t n = ::read(c.get(), buf, sizeof buf);
         if (n <= 0) break;
         got.append(buf, static_cast<std::size_t>(n));
         if (got.find('\n') != std::string::npos) break;
@@ -304,7 +297,7 @@ class VsockListener : public HostObject {
   }
 
   std::string nonce_;
-  Fd fd_;
+  UniqueFd fd_;
   unsigned port_ = 0;
   std::atomic<bool> stop_{false};
   std::mutex mu_;
@@ -314,20 +307,14 @@ class VsockListener : public HostObject {
 };
 
 std::optional<std::string> packet_socket_unavailable() {
-  Fd fd(::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  if (fd.fd < 0) return std::string("the harness cannot open an AF_PACKET reader here (needs CAP_NET_RAW): ") + std::strerror(errno);
+  UniqueFd fd(::socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) return std::string("the harness cannot open an AF_PACKET reader here (needs CAP_NET_RAW): ") + std::strerror(errno);
   return std::nullopt;
 }
 
 std::optional<std::string> net_admin_unavailable() {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("CapEff:", 0) == 0) {
-      const unsigned long long caps = std::stoull(line.substr(7), nullptr, 16);
-      if (caps & (1ull << 12)) return std::nullopt;  // CAP_NET_ADMIN
-      return std::string("the harness lacks CAP_NET_ADMIN: it cannot make the host link the probe would change");
-    }
-  return std::string("cannot read CapEff from /proc/self/status");
+  if (has_effective_capability(12)) return std::nullopt;  // CAP_NET_ADMIN
+  return std::string("the harness lacks CAP_NET_ADMIN (or its CapEff cannot be read): it cannot make the host link the probe would change");
 }
 
 }  // namespace
@@ -370,13 +357,13 @@ std::optional<std::string> net_family_unavailable(const std::string& name) {
   if (name == "vsock-local" || name == "own-vsock") {
     // Asked once: bind(2) sends nothing anywhere; the answer is the kernel's.
     static const std::optional<std::string> why = [] {
-      Fd fd(::socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0));
-      if (fd.fd < 0) return vsock_reason(errno, 0);
+      UniqueFd fd(::socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      if (fd.get() < 0) return vsock_reason(errno, 0);
       sockaddr_vm a{};
       a.svm_family = AF_VSOCK;
       a.svm_cid = VMADDR_CID_LOCAL;
       a.svm_port = VMADDR_PORT_ANY;
-      return vsock_reason(0, ::bind(fd.fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 ? 0 : errno);
+      return vsock_reason(0, ::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 ? 0 : errno);
     }();
     return why;
   }

@@ -21,22 +21,12 @@
 #include "harness/core/error.h"
 #include "harness/core/sha256.h"
 #include "harness/platform/os.h"
+#include "harness/platform/posix/capabilities.h"
 #include "harness/platform/process.h"
 
 namespace breakout {
 
 namespace {
-
-bool has_cap_net_admin() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("CapEff:", 0) != 0) continue;
-    const unsigned long long caps = std::stoull(line.substr(7), nullptr, 16);
-    return (caps >> 12) & 1u;  // CAP_NET_ADMIN
-  }
-  return false;
-}
 
 std::string find_ip() {
   if (auto p = find_on_path("ip")) return *p;
@@ -134,7 +124,8 @@ std::unique_ptr<ExternalHost> ExternalHost::create(const std::string& run_nonce,
     if (why_not != nullptr) *why_not = why;
     return nullptr;
   };
-  if (!has_cap_net_admin()) return fail("CAP_NET_ADMIN is missing (the external host needs root)");
+  if (!has_effective_capability(12))  // CAP_NET_ADMIN
+    return fail("CAP_NET_ADMIN is missing (the external host needs root)");
   const std::string ip = find_ip();
   if (ip.empty()) return fail("iproute2 'ip' not found");
 
