@@ -60,12 +60,16 @@ std::string utc_now(const char* fmt) {
 int cmd_list(const Paths& paths, const std::string& suite_name) {
   std::cout << "Suites (" << paths.scenarios.string() << "/suites):\n";
   for (const auto& s : list_suites(paths.scenarios)) std::cout << "  " << s << "\n";
-  const Suite suite = load_suite(suite_name, paths.scenarios);
+  const Suite suite = load_suite(suite_name, paths.scenarios, platform_name());
   std::cout << "\nScenarios of suite '" << suite.name << "' (" << suite.attempts.size() << " attempts; policies:";
   for (const auto& p : suite.policies) std::cout << " " << p.name;
   std::cout << "):\n";
-  for (const auto& a : suite.attempts)
-    std::cout << "  " << a.id << "  [" << to_string(a.klass) << "]  " << a.title << "\n";
+  for (const auto& a : suite.attempts) {
+    std::cout << "  " << a.id << "  [" << to_string(a.klass) << "]  " << a.title;
+    for (std::size_t i = 0; i < a.policies.size(); ++i)  // a union's attempt: its members' policies
+      std::cout << (i ? ", " : "  (under ") << a.policies[i] << (i + 1 == a.policies.size() ? ")" : "");
+    std::cout << "\n";
+  }
   std::cout << "\nProbes (" << paths.probes.string() << "):\n";
   std::set<std::string> probes;
   for (const auto& a : suite.attempts) probes.insert(a.probe);
@@ -155,7 +159,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   install_interrupt_flag(&g_interrupted);
   const std::optional<Shard> shard = o.shard.empty() ? std::nullopt : std::optional<Shard>(parse_shard(o.shard));
   const std::string suite_arg = !o.suite.empty() ? o.suite : o.real_host ? "real-host" : default_suite_name();
-  const Suite suite = load_suite(suite_arg, paths.scenarios);
+  const Suite suite = load_suite(suite_arg, paths.scenarios, platform_name());
   const std::unique_ptr<RealHomeRun> real_home = o.real_host ? prepare_real_host(suite) : nullptr;  // restores HOME's mtime last
   const std::optional<RemoteNonceListener> remote = real_host_endpoint(o);
   DriverSettings driver;

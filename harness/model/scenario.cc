@@ -184,12 +184,22 @@ std::vector<Attempt> parse_attempts_text(const std::string& text, const std::str
   return out;
 }
 
-Suite load_suite(const std::string& name_or_path, const fs::path& scenarios_dir) {
+namespace {
+
+fs::path suite_file(const std::string& name_or_path, const fs::path& scenarios_dir) {
   fs::path file = name_or_path;
   if (file.extension() != ".toml") file = scenarios_dir / "suites" / (name_or_path + ".toml");
   if (!fs::exists(file)) throw Error("no-suite", "no suite '" + name_or_path + "' (looked for " + file.string() + ")");
+  return file;
+}
+
+toml::table suite_table(const fs::path& file) { return schema::parse(schema::read_file(file.string()), file.string()); }
+
+bool is_union(const toml::table& root) { return root.contains("suites"); }
+
+// A suite of attempt files: its policies apply to every attempt it includes.
+Suite load_plain_suite(const toml::table& root, const fs::path& file, const fs::path& scenarios_dir) {
   const std::string origin = file.string();
-  const toml::table root = schema::parse(schema::read_file(origin), origin);
   schema::only_fields(root, {"name", "description", "policies", "include"}, origin);
   Suite suite;
   suite.file = file;
@@ -215,6 +225,102 @@ Suite load_suite(const std::string& name_or_path, const fs::path& scenarios_dir)
   for (const auto& a : suite.attempts)
     for (const auto& p : suite.policies) check_controls(a, p, suite.attempts);
   return suite;
+}
+
+// Adds `part` to the union `into`: an attempt several members include (the same entry of
+// the same file) runs once per policy of any of them; two different attempts with one id
+// are an error, as within a suite.
+void merge_member(Suite& into, const Suite& part) {
+  for (const auto& p : part.policies)
+    if (std::none_of(into.policies.begin(), into.policies.end(), [&](const Policy& q) { return q.name == p.name; }))
+      into.policies.push_back(p);
+  std::vector<std::string> names;
+  for (const auto& p : part.policies) names.push_back(p.name);
+  for (const auto& a : part.attempts) {
+    auto same = std::find_if(into.attempts.begin(), into.attempts.end(), [&](const Attempt& b) { return b.id == a.id; });
+    if (same == into.attempts.end()) {
+      into.attempts.push_back(a);
+      into.attempts.back().policies = names;
+      continue;
+    }
+    if (same->source != a.source)
+      schema::fail("duplicate-id", part.file.string(),
+                   "attempt id '" + a.id + "' is " + same->source + " in one member and " + a.source + " in another");
+    for (const auto& n : names)
+      if (std::find(same->policies.begin(), same->policies.end(), n) == same->policies.end()) same->policies.push_back(n);
+  }
+}
+
+// A union of other suites (`--suite all`): per platform, the member suites it runs; every
+// other suite file must be named in `leaves_out` with its reason, so a new suite is either
+// run by `all` or left out on purpose, never forgotten.
+Suite load_union_suite(const toml::table& root, const fs::path& file, const fs::path& scenarios_dir,
+                       const std::string& platform) {
+  const std::string origin = file.string();
+  schema::only_fields(root, {"name", "description", "suites", "leaves_out"}, origin);
+  Suite suite;
+  suite.file = file;
+  suite.name = schema::required_string(root, "name", origin);
+  suite.description = schema::required_string(root, "description", origin);
+  const toml::table* per_platform = root["suites"].as_table();
+  if (!per_platform) schema::fail("wrong-type", origin, "field 'suites' must be a table of platform = [suite names]");
+  const toml::node* out_node = root.get("leaves_out");
+  const toml::table* leaves_out = out_node ? out_node->as_table() : nullptr;
+  if (out_node && !leaves_out) schema::fail("wrong-type", origin, "field 'leaves_out' must be a table of suite = \"reason\"");
+  std::set<std::string> accounted;
+  std::vector<std::string> members;
+  for (const auto& [key, node] : *per_platform) {
+    const std::string where = origin + ": suites." + std::string(key.str());
+    if (!one_of(std::string(key.str()), "linux|windows")) schema::fail("bad-platform", where, "platform must be linux or windows");
+    const toml::array* list = node.as_array();
+    if (!list) schema::fail("wrong-type", where, "must be an array of suite names");
+    for (const auto& element : *list) {
+      if (!element.is_string()) schema::fail("wrong-type", where, "must hold only suite names");
+      const std::string name = *element.value<std::string>();
+      const fs::path member = scenarios_dir / "suites" / (name + ".toml");
+      if (!fs::exists(member)) schema::fail("no-suite", where, "no suite '" + name + "' at " + member.string());
+      if (is_union(suite_table(member)))
+        schema::fail("nested-union", where, "member '" + name + "' is itself a union of suites");
+      accounted.insert(name);
+      if (key.str() == platform) members.push_back(name);
+    }
+  }
+  if (leaves_out)
+    for (const auto& [key, node] : *leaves_out) {
+      const std::string name(key.str());
+      const std::string where = origin + ": leaves_out." + name;
+      if (!node.is_string() || node.value<std::string>()->empty())
+        schema::fail("wrong-type", where, "must be the reason the suite is left out");
+      if (!fs::exists(scenarios_dir / "suites" / (name + ".toml"))) schema::fail("no-suite", where, "no suite '" + name + "'");
+      if (!accounted.insert(name).second) schema::fail("suite-twice", where, "'" + name + "' is both run and left out");
+    }
+  for (const auto& name : list_suites(scenarios_dir)) {
+    const fs::path member = scenarios_dir / "suites" / (name + ".toml");
+    if (accounted.count(name) || fs::equivalent(member, file)) continue;
+    if (is_union(suite_table(member))) continue;
+    schema::fail("suite-unaccounted", origin, "suite '" + name + "' is neither run (suites) nor left out with a reason (leaves_out)");
+  }
+  if (members.empty()) schema::fail("no-suites", origin, "no member suites for platform " + platform);
+  for (const auto& name : members) {
+    const fs::path member = scenarios_dir / "suites" / (name + ".toml");
+    merge_member(suite, load_plain_suite(suite_table(member), member, scenarios_dir));
+  }
+  for (const auto& a : suite.attempts)
+    for (const auto& p : suite.policies)
+      if (runs_under(a, p)) check_controls(a, p, suite.attempts);
+  return suite;
+}
+
+}  // namespace
+
+bool runs_under(const Attempt& a, const Policy& p) {
+  return a.policies.empty() || std::find(a.policies.begin(), a.policies.end(), p.name) != a.policies.end();
+}
+
+Suite load_suite(const std::string& name_or_path, const fs::path& scenarios_dir, const std::string& platform) {
+  const fs::path file = suite_file(name_or_path, scenarios_dir);
+  const toml::table root = suite_table(file);
+  return is_union(root) ? load_union_suite(root, file, scenarios_dir, platform) : load_plain_suite(root, file, scenarios_dir);
 }
 
 std::vector<std::string> list_suites(const fs::path& scenarios_dir) {

@@ -121,6 +121,9 @@ struct Attempt {
   // a spawner that declares one refused skips its controls as that limitation.
   std::vector<Mechanism> needs;
   std::vector<std::string> env;        // "NAME=value" per-exec caller overrides ({placeholders} expanded)
+  // The suite's policies it runs under; empty: all of them. Only a union of suites (`all`)
+  // sets it: an attempt runs under the policies of the member suites that include it.
+  std::vector<std::string> policies;
   bool timeout_override = false;       // when true, `timeout` replaces the policy's
   std::optional<std::chrono::milliseconds> timeout;
   std::string source;        // file it came from
@@ -136,9 +139,14 @@ struct Suite {
 
 // Loads a suite (by path, or by name from <scenarios_dir>/suites/<name>.toml),
 // its policies (<scenarios_dir>/policies/<name>.toml) and included attempt files.
+// A union of suites (`suites = { linux = [...] }`, scenarios/suites/all.toml) loads the
+// members `platform` ("linux", "windows") runs, each attempt under its members' policies.
 // Throws Error("code", "...") on any schema violation, including a target list
 // with a denied target but no allowed control under one of the suite's policies.
-Suite load_suite(const std::string& name_or_path, const std::filesystem::path& scenarios_dir);
+Suite load_suite(const std::string& name_or_path, const std::filesystem::path& scenarios_dir,
+                 const std::string& platform);
+// Does the attempt run under this policy of its suite (Attempt::policies)?
+bool runs_under(const Attempt& a, const Policy& p);
 
 // Parses one attempts file (a list of [[attempt]] tables).
 std::vector<Attempt> parse_attempts_text(const std::string& text, const std::string& origin);

@@ -53,6 +53,7 @@ std::vector<Execution> plan_executions(const Suite& suite, const Spawner& spawne
   const TreeRoots roots = placeholder_roots();
   for (const auto& policy : suite.policies) {
     for (const auto& attempt : suite.attempts) {
+      if (!runs_under(attempt, policy)) continue;
       std::vector<std::optional<Target>> targets;
       if (attempt.targets.empty()) targets.push_back(std::nullopt);
       for (const auto& t : attempt.targets) targets.push_back(parse_target(t));

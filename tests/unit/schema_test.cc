@@ -60,7 +60,7 @@ TEST(Schema, InvalidDriverProfilesRaiseTheirNamedError) {
 }
 
 TEST(Schema, InvalidSuitesRaiseTheirNamedError) {
-  expect_fixtures("suites", [](const fs::path& p) { load_suite(p.string(), kScenarios); });
+  expect_fixtures("suites", [](const fs::path& p) { load_suite(p.string(), kScenarios, "linux"); });
 }
 
 TEST(Schema, HandWrittenExpectationIsRejected) {
@@ -73,11 +73,11 @@ TEST(Schema, HandWrittenExpectationIsRejected) {
 
 TEST(Schema, ShippedSuitesLoad) {
   for (const auto& name : list_suites(kScenarios)) {
-    Suite s = load_suite(name, kScenarios);
+    Suite s = load_suite(name, kScenarios, "linux");
     EXPECT_FALSE(s.attempts.empty()) << name;
     EXPECT_FALSE(s.policies.empty()) << name;
   }
-  const Suite def = load_suite("default", kScenarios);
+  const Suite def = load_suite("default", kScenarios, "linux");
   EXPECT_EQ(def.name, "default");
 }
 
