@@ -1,7 +1,6 @@
 // Building the scene: the tree, the caller's environment, the io, the request and the exec's bounds.
 #include "harness/attempt/scene.h"
 
-#include <algorithm>
 
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
@@ -98,12 +97,11 @@ std::optional<std::chrono::milliseconds> requested_timeout(const Execution& ex) 
 }  // namespace
 
 // Real-host classes run only under `run --real-host`; anywhere else they are skipped, saying so.
-// A net-connect attempt that names its destination (`--name`) needs the run's name server.
+// An attempt that names its destination (`uses = ["names"]`) needs the run's name server.
 std::optional<Skip> scene_unavailable(const Execution& ex, const RunContext& ctx) {
   if (needs_real_host(ex.attempt->klass) && !ctx.real_home)
     return Skip{"needs `breakout run --real-host` (docs/real-host.md); the real HOME is never used otherwise"};
-  const auto& args = ex.attempt->args;
-  if (ex.attempt->probe == "net-connect" && std::find(args.begin(), args.end(), "--name") != args.end()) {
+  if (ex.attempt->uses_names) {
     if (ctx.names == nullptr) return Skip{"names need the run's name server, and this run has none"};
     if (const auto& why = ctx.names->unavailable()) return Skip{"names need the run's name server: " + *why};
     if (ex.policy->network != NetworkMode::kProxy)

@@ -32,7 +32,7 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
   // Field meanings: docs/scenarios.md. "expect"/"expected" are deliberately not
   // fields: expectations come from the policy (expectation.h).
   schema::only_fields(t, {"id", "title", "description", "reference", "platforms", "class", "probe",
-                          "args", "targets", "param", "controls_from", "needs", "timeout_ms", "env"},
+                          "args", "targets", "param", "controls_from", "needs", "uses", "timeout_ms", "env"},
                       where);
   Attempt a;
   a.id = schema::required_string(t, "id", where);
@@ -83,6 +83,10 @@ Attempt parse_attempt(const toml::table& t, const std::string& where) {
     const auto m = mechanism_from(name);
     if (!m) schema::fail("bad-mechanism", here, "needs: unknown mechanism '" + name + "' (" + mechanism_names() + ")");
     a.needs.push_back(*m);
+  }
+  for (const auto& name : schema::string_array(t, "uses", here, false)) {
+    if (name != "names") schema::fail("bad-uses", here, "uses: unknown harness facility '" + name + "' (names)");
+    a.uses_names = true;
   }
   a.env = schema::string_array(t, "env", here, false);
   for (const auto& e : a.env)

@@ -120,6 +120,9 @@ struct Attempt {
   // Kernel mechanisms every execution of it needs besides its target's (model/mechanism.h):
   // a spawner that declares one refused skips its controls as that limitation.
   std::vector<Mechanism> needs;
+  // `uses = ["names"]`: the probe names its destination, so the run's name server must answer
+  // (oracle/name_server.h; it resolves only for network = "proxy" spawns). Without it: a skip.
+  bool uses_names = false;
   std::vector<std::string> env;        // "NAME=value" per-exec caller overrides ({placeholders} expanded)
   // The suite's policies it runs under; empty: all of them. Only a union of suites (`all`)
   // sets it: an attempt runs under the policies of the member suites that include it.
