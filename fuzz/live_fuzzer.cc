@@ -178,6 +178,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     install_interrupt_flag(&g_cancel);  // after libFuzzer's: ours unwinds the attempt first
+    // Registered once live() is built, so it runs before live()'s destructor ([basic.start.term]),
+    // never on a destroyed Live (libFuzzer exits through exit(3) after -max_total_time).
+    (void)live();
     std::atexit(tear_down);
     return true;
   }();
