@@ -92,12 +92,13 @@ def test_correct_spawners_show_nothing(target, tmp_path):
 
 
 # Cases of the dimensions issue 21 added to the decoder (bytes: docs/fuzzing.md, "What an input is"),
-# each with what the probe's report must show of the request (evidence that the dimension was
-# applied, not a verdict): the PATH it searched, the route it took.
+# each with what must show of the request (evidence that the dimension was applied, not a
+# verdict): the cwd the spawner was handed (evidence.cwd_requested), the PATH the probe searched,
+# the destination it asked for.
 NEW_DIMENSIONS = {
-    "cwd-sibling": ([0, 0, 0, 0, 0, 1, 0], '"path":"breakout-cwd-'),
-    "cwd-home-through-symlink": ([0, 0, 0, 8, 0, 3, 0], '"path":"breakout-cwd-'),
-    "cwd-parent-dotdot": ([1, 0, 0, 1, 2, 2, 0], '"path":"breakout-cwd-'),
+    "cwd-sibling": ([0, 0, 0, 0, 0, 1, 0], '/sibling"'),
+    "cwd-home-through-symlink": ([0, 0, 0, 8, 0, 3, 0], '/workspace/.hop-'),
+    "cwd-parent-dotdot": ([1, 0, 0, 1, 2, 2, 0], '/workspace/../."'),
     "path-relative": ([0, 0, 2, 0, 0, 0, 2], '"path":".bin:'),
     "path-dot": ([0, 0, 0, 0, 0, 0, 3], '"path":".:'),
     "path-empty": ([0, 0, 3, 0, 0, 0, 4], '"path":":'),

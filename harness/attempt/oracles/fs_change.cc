@@ -56,6 +56,11 @@ class CwdWrite final : public PlainWrite {
     s.io.cwd = s.io.target_spec;               // the spelling; the oracle watches the host directory
     return std::nullopt;
   }
+  Observation observe(Scene& s, const LaunchResult& run) override {
+    Observation o = PlainWrite::observe(s, run);
+    o.evidence["cwd_requested"] = s.io.cwd.string();  // what the spawner was handed, in its form
+    return o;
+  }
 };
 
 // syscall-abi-write: the snapshot decides, as for fs-write. Where the harness's own check on the
