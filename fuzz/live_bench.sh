@@ -23,7 +23,7 @@ p50="$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); pri
 
 mkdir "$tmp/new"
 BREAKOUT_LIVE_SPAWNER=bwrap BREAKOUT_LIVE_PROBES="$build/bin" taskset -c "$core" "$build/bin/live_fuzzer" \
-  -max_len=5 -timeout=60 -detect_leaks=0 -print_final_stats=1 -max_total_time="$seconds" \
+  -max_len=7 -timeout=60 -detect_leaks=0 -print_final_stats=1 -max_total_time="$seconds" \
   -dict="$root/fuzz/live_fuzzer.dict" -artifact_prefix="$tmp/" "$tmp/new" "$root/fuzz/corpus/live" >"$tmp/live.log" 2>&1 \
   || { tail -n 40 "$tmp/live.log" >&2; exit 1; }
 execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/live.log")"

@@ -1,4 +1,4 @@
-// Live escape fuzzing: each input is a (policy, operation, target, path form, env) case run through the REAL spawner.
+// Live escape fuzzing: each input is a (policy, operation, target, path form, env, cwd, PATH) case run through the REAL spawner.
 //
 // The bytes decode with harness/live/live_case.h (the same decoder as `breakout
 // repro`); the case runs through plan → run_attempt → outside oracles against
@@ -8,9 +8,11 @@
 // confirmed escape (the target escaped AND its workspace control passed) is
 // printed in plain words and traps, so libFuzzer writes the artifact; a broken
 // control is neither escape nor pass. What happened (verdict, errno class,
-// which form and target) feeds libFuzzer's extra counters, so inputs that make
-// the sandbox answer differently are kept. Every attempt gets its own tree and
-// fake HOME under one work root, removed at exit, before a trap, and on Ctrl-C
+// which form and target, cwd and PATH entry) feeds libFuzzer's extra counters,
+// so inputs that make the sandbox answer differently are kept. Proxy cases get
+// the external host, its listeners and the name server on their first input.
+// Every attempt gets its own tree and fake HOME under one work root; the root and
+// the external host's namespace are removed at exit, before a trap, and on Ctrl-C
 // (libFuzzer's SIGINT handler _Exits, so ours replaces it on the first input).
 // Docs: docs/fuzzing.md.
 #include <malloc.h>
@@ -42,12 +44,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kOps = 4, kVerdicts = 6, kErrnoClasses = 8, kTargets = 6;
-const std::size_t kForms = all_path_forms().size();
+// Upper bounds of the decoder's tables (live_case.h; checked once in LLVMFuzzerInitialize):
+// operations, targets or proxy spellings, path forms, cwds, PATH entries.
+constexpr std::size_t kOps = 8, kTargets = 16, kForms = 16, kCwds = 4, kPaths = 8;
+constexpr std::size_t kVerdicts = 6, kErrnoClasses = 8;
 
 // libFuzzer reads this section as extra coverage (FuzzerExtraCounters.cpp): one byte per
-// (op, form, verdict, errno class) and per (op, target, verdict).
-constexpr std::size_t kCounterBytes = kOps * 16 * kVerdicts * kErrnoClasses + kOps * kTargets * kVerdicts;
+// (op, form, verdict, errno class), per (op, target, verdict), and per (cwd, PATH entry,
+// verdict, errno class); the indices are the case's canonical bytes (encode_live_case).
+constexpr std::size_t kFormBlock = kOps * kForms * kVerdicts * kErrnoClasses;
+constexpr std::size_t kTargetBlock = kOps * kTargets * kVerdicts;
+constexpr std::size_t kExecBlock = kCwds * kPaths * kVerdicts * kErrnoClasses;
+constexpr std::size_t kCounterBytes = kFormBlock + kTargetBlock + kExecBlock;
 __attribute__((used, section("__libfuzzer_extra_counters"))) std::uint8_t g_counters[kCounterBytes];
 
 std::atomic<bool> g_cancel{false};
@@ -57,6 +65,7 @@ struct Live {
   std::unique_ptr<Spawner> spawner;
   std::unique_ptr<WorkRoot> work;
   std::unique_ptr<TreePool> trees;  // a pointer: Live is returned by value below
+  std::unique_ptr<LiveNetwork> network;  // made for the first proxy case
   LiveSetup setup;
 };
 
@@ -121,17 +130,26 @@ void count(std::size_t at) {
   if (at < kCounterBytes && g_counters[at] < 255) ++g_counters[at];
 }
 
-void feed_counters(const std::uint8_t* data, std::size_t size, const AttemptRecord& r) {
-  const std::size_t op = size > 1 ? data[1] % kOps : 0;
-  const std::size_t form = size > 3 ? data[3] % kForms : 0;
-  const std::size_t target = size > 2 ? data[2] % kTargets : 0;
-  const std::size_t verdict = static_cast<std::size_t>(r.verdict) % kVerdicts;
-  count(((op * 16 + form) * kVerdicts + verdict) * kErrnoClasses + errno_class(r));
-  count(kOps * 16 * kVerdicts * kErrnoClasses + (op * kTargets + target) * kVerdicts + verdict);
+void feed_counters(const LiveCase& c, const AttemptRecord& r) {
+  const std::vector<std::uint8_t> b = encode_live_case(c);  // canonical: bytes a case ignores are 0
+  const std::size_t op = b[1] % kOps, target = b[2] % kTargets, form = b[3] % kForms;
+  const std::size_t cwd = b[5] % kCwds, path = b[6] % kPaths;
+  const std::size_t verdict = static_cast<std::size_t>(r.verdict) % kVerdicts, err = errno_class(r);
+  count(((op * kForms + form) * kVerdicts + verdict) * kErrnoClasses + err);
+  count(kFormBlock + (op * kTargets + target) * kVerdicts + verdict);
+  count(kFormBlock + kTargetBlock + ((cwd * kPaths + path) * kVerdicts + verdict) * kErrnoClasses + err);
+}
+
+// What must not outlive the process: the external host's namespace (with the listeners and the
+// name server in it) and the work root. _Exit and the trap run no destructors, so by hand.
+void tear_down() {
+  live().setup.network = nullptr;
+  live().network.reset();
+  live().work->remove();
 }
 
 [[noreturn]] void stop_interrupted() {
-  live().work->remove();
+  tear_down();
   std::fprintf(stderr, "live_fuzzer: interrupted; attempt trees removed\n");
   std::_Exit(130);
 }
@@ -139,6 +157,11 @@ void feed_counters(const std::uint8_t* data, std::size_t size, const AttemptReco
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  if (all_path_forms().size() > kForms || live_cwds().size() > kCwds || live_path_entries().size() > kPaths ||
+      live_proxy_spellings().size() > kTargets) {
+    std::fprintf(stderr, "live_fuzzer: a live_case.h table outgrew its counter block\n");
+    std::abort();
+  }
   for (int i = 1; i < *argc; ++i) {
     const std::string a = (*argv)[i];
     if (a.rfind("--spawner=", 0) == 0) g_spawner_flag = a.substr(10);
@@ -155,20 +178,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     install_interrupt_flag(&g_cancel);  // after libFuzzer's: ours unwinds the attempt first
-    std::atexit([] { live().work->remove(); });
+    // Registered once live() is built, so it runs before live()'s destructor ([basic.start.term]),
+    // never on a destroyed Live (libFuzzer exits through exit(3) after -max_total_time).
+    (void)live();
+    std::atexit(tear_down);
     return true;
   }();
   (void)handlers;
   if (g_cancel) stop_interrupted();
   Live& l = live();
   const LiveCase c = decode_live_case(data, size);
+  if (is_proxy(c.op) && !l.network) {
+    l.network = std::make_unique<LiveNetwork>(random_hex(8), l.work->path());
+    l.setup.network = l.network.get();
+  }
   const LiveOutcome o = run_live_case(c, l.setup);
   if (g_cancel) stop_interrupted();
-  feed_counters(data, size, o.target);
+  feed_counters(c, o.target);
   if (o.escape) {
     std::fprintf(stderr, "\nbreakout live fuzzer: ESCAPE through %s\n%s", l.spawner->name().c_str(),
                  describe_outcome(c, o).c_str());
-    l.work->remove();
+    tear_down();
     std::fflush(stderr);
     __builtin_trap();  // libFuzzer: deadly signal -> crash-<sha1> artifact; `breakout repro` reruns it
   }

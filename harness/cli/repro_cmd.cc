@@ -26,7 +26,7 @@ struct ReproCommand {
 
 namespace {
 
-constexpr std::size_t kMaxArtifact = 4096;  // live inputs are 5 bytes; anything longer is cut (the decoder reads 5)
+constexpr std::size_t kMaxArtifact = 4096;  // live inputs are 7 bytes; the decoder reads no more
 
 std::vector<std::uint8_t> read_artifact(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -72,13 +72,18 @@ std::optional<int> run_repro_command(const ReproCommand& cmd, const BenchDirs& d
   setup.work_root = work.path();
   setup.policies = load_live_policies(dirs.scenarios);
   setup.cancel = &g_interrupted;
+  // A proxy case needs what `breakout run` makes for the proxy suite: listeners, the name server.
+  std::unique_ptr<LiveNetwork> network;
+  if (is_proxy(c.op)) network = std::make_unique<LiveNetwork>(random_hex(8), work.path());
+  setup.network = network.get();
   const LiveOutcome o = run_live_case(c, setup);
   if (g_interrupted) return 130;
   std::cout << "breakout repro " << cmd.artifact << " against " << spawner->name() << "\n" << describe_outcome(c, o);
   if (cmd.save) {
     const fs::path dir = cmd.regressions.empty() ? dirs.scenarios / "regressions" : fs::path(cmd.regressions);
     const fs::path file = save_regression(c, dir, fs::path(cmd.artifact).filename().string(), bytes);
-    std::cout << "saved as " << file.string() << " (the default suite includes " << dir.string() << ")\n";
+    std::cout << "saved as " << file.string() << " (the " << live_suite(c) << " suite includes "
+              << file.parent_path().string() << ")\n";
   }
   if (o.escape) return 3;
   if (o.unconfirmed || o.target.verdict == Verdict::kError) return 1;

@@ -4,6 +4,9 @@
 #include "harness/attempt/run_attempt.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
+#include "harness/oracle/name_server.h"
+#include "harness/oracle/net_listeners.h"
+#include "harness/platform/netns.h"
 #include "harness/platform/os.h"
 #include "harness/run/plan.h"
 
@@ -11,9 +14,20 @@ namespace breakout {
 
 std::map<std::string, Policy> load_live_policies(const std::filesystem::path& scenarios_dir) {
   std::map<std::string, Policy> out;
-  for (const auto& name : live_policies()) out[name] = load_policy_file(scenarios_dir / "policies" / (name + ".toml"));
+  for (const auto& name : all_live_policies())
+    out[name] = load_policy_file(scenarios_dir / "policies" / (name + ".toml"));
   return out;
 }
+
+LiveNetwork::LiveNetwork(const std::string& nonce, const std::filesystem::path& work_root) {
+  std::string why;
+  external_ = ExternalHost::create(nonce, &why);
+  listeners_ = std::make_unique<NonceListeners>(external_.get(), external_ ? "" : why);
+  names_ = std::make_unique<NameServer>(external_.get(), work_root);
+}
+
+// Members go in reverse: the name server and listeners before the namespace they live in.
+LiveNetwork::~LiveNetwork() = default;
 
 LiveOutcome run_live_case(const LiveCase& c, const LiveSetup& s) {
   check(s.spawner != nullptr, "live case without a spawner");
@@ -23,9 +37,15 @@ LiveOutcome run_live_case(const LiveCase& c, const LiveSetup& s) {
   suite.name = "live";
   suite.policies = {policy->second};
   suite.attempts = {live_attempt(c)};
-  // The planner computes expectations and skip reasons exactly as `breakout run` does.
-  const std::vector<Execution> plan = plan_executions(suite, *s.spawner, nullptr, {"", platform_name()});
+  if (auto control = live_control_attempt(c)) suite.attempts.push_back(std::move(*control));
+  // The planner computes expectations and skip reasons exactly as `breakout run` does; the plan
+  // is {target, control} in that order (one attempt with both, or the target's then its control's).
+  const NonceListeners* listeners = s.network ? s.network->listeners() : nullptr;
+  const std::vector<Execution> plan = plan_executions(suite, *s.spawner, listeners, {"", platform_name()});
   RunContext ctx;
+  ctx.listeners = listeners;
+  ctx.names = s.network ? s.network->names() : nullptr;
+  ctx.external = s.network ? s.network->external() : nullptr;
   ctx.probes_dir = s.probes_dir;
   ctx.work_root = s.work_root;
   ctx.spawner = s.spawner;

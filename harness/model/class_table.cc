@@ -89,10 +89,12 @@ constexpr ClassSpec kClasses[] = {
      .decided_by = PolicyField::kDenyWrite, .expect = rules::protected_path},
     {.klass = C::kProxyConnect, .name = "proxy-connect", .probe = "net-connect", .targets = true, .witness = true,
      .decided_by = PolicyField::kNetwork, .expect = rules::proxy_connect},
-    {.klass = C::kCwdWrite, .name = "cwd-write", .probe = "fs-write", .targets = true,
+    // cwd-write: the cwd is handed over in the path form of `param` (oracles/fs_change.cc).
+    {.klass = C::kCwdWrite, .name = "cwd-write", .probe = "fs-write", .targets = true, .path_form = true,
      .decided_by = PolicyField::kExecCwd, .expect = rules::cwd_write},
+    // path-hijack: `param` is how the stubs' directory is named on PATH (oracles/path_hijack.cc).
     {.klass = C::kPathHijack, .name = "path-hijack", .probe = "path-exec", .targets = true,
-     .decided_by = PolicyField::kWritable, .expect = rules::path_hijack},
+     .decided_by = PolicyField::kWritable, .params = "|relative|dot|empty", .expect = rules::path_hijack},
     {.klass = C::kFailOpen, .name = "fail-open", .probe = "fs-write", .targets = true,
      .decided_by = PolicyField::kWritable, .params = "enforcer-path|no-userns", .expect = rules::fail_open},
     // Inbound is judged by the connect rule: the host's loopback reaches the sandbox's exactly

@@ -4,6 +4,7 @@
 #include "harness/attempt/oracles/oracles.h"
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
+#include "harness/model/path_form.h"
 #include "harness/oracle/interop_route.h"
 
 #include <filesystem>
@@ -40,13 +41,25 @@ class FsWrite final : public PlainWrite {
 
 // cwd-write (CVE-2025-59532: Codex took the model-supplied cwd as its writable root): the exec
 // is asked to run in the target directory and the probe writes a relative name there. The
-// request itself is the attempt; the snapshot of the host decides, as for fs-write.
+// request itself is the attempt; the snapshot of the host decides, as for fs-write. The cwd is
+// handed over in the attempt's path form (Scene::aim spelled it): through a symlink the harness
+// planted in the workspace, a `..` or a `<workspace>-sibling` prefix that a string check of the
+// cwd misses. The write rule of the directory reached decides, never the spelling.
 class CwdWrite final : public PlainWrite {
  public:
   std::optional<Skip> prepare(Scene& s) override {
-    s.io.cwd = s.io.target_path;
-    fs::create_directories(s.io.cwd);  // the control's workspace/<dir>; host targets exist already
+    // /proc/self/cwd/.. names a path relative to the cwd, so it cannot spell the cwd itself (the
+    // spawner would resolve it against its own, the harness's).
+    if (path_form_from(s.attempt().param) == PathForm::kProcSelfCwd)
+      return Skip{"path form proc-self-cwd is relative to the cwd, so it cannot name the cwd"};
+    fs::create_directories(s.io.target_path);  // the control's workspace/<dir>; host targets exist already
+    s.io.cwd = s.io.target_spec;               // the spelling; the oracle watches the host directory
     return std::nullopt;
+  }
+  Observation observe(Scene& s, const LaunchResult& run) override {
+    Observation o = PlainWrite::observe(s, run);
+    o.evidence["cwd_requested"] = s.io.cwd.string();  // what the spawner was handed, in its form
+    return o;
   }
 };
 
