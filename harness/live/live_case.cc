@@ -256,6 +256,7 @@ Attempt live_attempt(const LiveCase& c) {
     a.args = {"--target", "{target}", "--nonce", "{nonce}", "--route", route_of(c.op)};
     const auto& extra = spellings()[c.spelling % spellings().size()].args;
     a.args.insert(a.args.end(), extra.begin(), extra.end());
+    a.uses_names = spellings()[c.spelling % spellings().size()].by_name;
     a.targets = {c.target};
     a.controls_from = a.id + ".control";
     a.probe = probe_for(a.klass);
@@ -303,7 +304,8 @@ std::optional<Attempt> live_control_attempt(const LiveCase& c) {
   a.klass = AttemptClass::kProxyConnect;
   a.probe = probe_for(a.klass);
   a.args = {"--target", "{target}", "--nonce", "{nonce}", "--route", route_of(c.op)};
-  if (spellings()[c.spelling].by_name) a.args.insert(a.args.end(), {"--name", "{target_name}"});
+  a.uses_names = spellings()[c.spelling].by_name;
+  if (a.uses_names) a.args.insert(a.args.end(), {"--name", "{target_name}"});
   a.targets = {c.control};
   a.source = "live fuzzer";
   return a;

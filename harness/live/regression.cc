@@ -43,6 +43,7 @@ std::string attempt_toml(const Attempt& a, const std::string& id, const std::str
   if (!a.args.empty()) t += "args = " + toml_array(a.args) + "\n";
   if (!a.param.empty()) t += "param = " + toml_quoted(a.param) + "\n";
   if (!a.env.empty()) t += "env = " + toml_array(a.env) + "\n";
+  if (a.uses_names) t += "uses = [\"names\"]\n";
   t += "targets = " + toml_array(a.targets) + "\n";
   if (!controls_from.empty()) t += "controls_from = " + toml_quoted(controls_from) + "\n";
   return t;

@@ -137,6 +137,9 @@ TEST(LiveCase, ProxySpellingsAreOperationsWithTheirOwnControl) {
   EXPECT_EQ(live_proxy_spellings()[named.spelling], "nul-suffix");
   EXPECT_EQ(named.target, "net:name-denied");
   EXPECT_EQ(live_control_attempt(named)->args.back(), "{target_name}");
+  EXPECT_TRUE(live_attempt(named).uses_names);  // the run's name server must answer, or a skip says why
+  EXPECT_TRUE(live_control_attempt(named)->uses_names);
+  EXPECT_FALSE(a.uses_names);
   EXPECT_EQ(live_proxy_spellings()[decode({0, 5, 12}).spelling], "host-header");
   EXPECT_EQ(live_proxy_spellings()[decode({0, 4, 12}).spelling], "denied");  // 12 mod 12
   EXPECT_NE(describe_live_case(named).find("route socks5"), std::string::npos);
@@ -177,6 +180,11 @@ TEST(LiveCase, RegressionsOfTheNewDimensionsParseBack) {
   EXPECT_NE(text.find("the proxy suite runs it"), std::string::npos);
   EXPECT_EQ(regression_dir(proxy, "regs"), fs::path("regs") / "proxy");
   EXPECT_EQ(regression_dir(cwd, "regs"), fs::path("regs"));
+  // A find by name keeps saying it needs the name server (uses = ["names"]), control included.
+  attempts = parse_attempts_text(regression_toml(decode({0, 6, 8}), "x", {}), "named");
+  ASSERT_EQ(attempts.size(), 2u);
+  EXPECT_TRUE(attempts[0].uses_names);
+  EXPECT_TRUE(attempts[1].uses_names);
 }
 
 class SpellPath : public ::testing::Test {
