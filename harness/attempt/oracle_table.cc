@@ -68,6 +68,7 @@ constexpr OracleRow kOracles[] = {
     {C::kNetFamily, oracles::host_object},
     {C::kFsRaceRead, oracles::race_read},
     {C::kSubmountWrite, oracles::submount_write},
+    {C::kFsApiRace, oracles::fs_api_race},
 };
 
 constexpr bool in_enum_order() {

@@ -123,6 +123,9 @@ constexpr ClassSpec kClasses[] = {
     // sits, so a root made read-only without MS_REC must not leave it writable.
     {.klass = C::kSubmountWrite, .name = "submount-write", .probe = "fs-write", .targets = true,
      .decided_by = PolicyField::kWritable, .expect = rules::submount_write},
+    // write_file raced (oracles/fs_api.cc): judged by the write rule at the path the link names.
+    {.klass = C::kFsApiRace, .name = "fs-api-race", .probe = kDriverFsProbe, .targets = true, .fs_api = true,
+     .decided_by = PolicyField::kWritable, .expect = rules::race_write},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

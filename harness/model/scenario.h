@@ -83,6 +83,8 @@ enum class AttemptClass {
   kFsRaceRead,     // rename the ancestor, then (or while) read the file     -> canary token seen outside
   // A writable submount under a read-only root (oracles/submount.cc mounts a tmpfs in the tree):
   kSubmountWrite,  // write into the harness's tmpfs outside the roots (nsjail's /run/user) -> snapshot diff of the mount
+  // The spawner's own fs API raced (oracles/fs_api.cc): a link in the workspace flips while write_file runs.
+  kFsApiRace,      // write_file through a flipping workspace symlink   -> snapshot diff, as fs-write
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);

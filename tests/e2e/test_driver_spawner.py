@@ -93,6 +93,14 @@ FIXTURE_VERDICTS = {
         "fs.api.read-symlink-file@workspace-write[fs:~/.ssh/id_ed25519]": "escape",
         "fs.api.write-dotdot@workspace-write[fs:parent/new-file]": "pass",
         "fs.api.write-sibling-prefix@workspace-write[fs:sibling/new-file]": "pass"}),
+    # Issue 21, item 7: write_file checks the resolved path, then opens the name again (CWE-367).
+    "check_then_open_fs.py": ("fs.api.*@workspace-write*", {
+        "fs.api.race-flip@workspace-write[fs:sibling/new-file]": "escape",
+        "fs.api.race-flip@workspace-write[fs:~/.bashrc]": "escape",
+        "fs.api.race-flip@workspace-write[fs:workspace/new-file]": "pass",
+        "fs.api.write-symlink-dir@workspace-write[fs:sibling/new-file]": "pass",
+        "fs.api.write-dotdot@workspace-write[fs:parent/new-file]": "pass",
+        "fs.api.read-hard-link@workspace-write[fs:~/.ssh/id_ed25519]": "pass"}),
 }
 
 
