@@ -68,6 +68,7 @@ constexpr OracleRow kOracles[] = {
     {C::kNetFamily, oracles::host_object},
     {C::kFsRaceRead, oracles::race_read},
     {C::kSubmountWrite, oracles::submount_write},
+    {C::kBindAliasConnect, oracles::bind_alias},
 };
 
 constexpr bool in_enum_order() {

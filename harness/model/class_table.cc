@@ -121,6 +121,10 @@ constexpr ClassSpec kClasses[] = {
     // sits, so a root made read-only without MS_REC must not leave it writable.
     {.klass = C::kSubmountWrite, .name = "submount-write", .probe = "fs-write", .targets = true,
      .decided_by = PolicyField::kWritable, .expect = rules::submount_write},
+    // A connect to a harness-made bind mount of its listener's socket (oracles/bind_alias.cc): the
+    // same socket under a name the sandbox may not know to hide, judged by the write rule there.
+    {.klass = C::kBindAliasConnect, .name = "bind-alias-connect", .probe = "net-connect", .targets = true,
+     .witness = true, .decided_by = PolicyField::kWritable, .expect = rules::bind_alias_connect},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

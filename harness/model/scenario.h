@@ -83,6 +83,8 @@ enum class AttemptClass {
   kFsRaceRead,     // rename the ancestor, then (or while) read the file     -> canary token seen outside
   // A writable submount under a read-only root (oracles/submount.cc mounts a tmpfs in the tree):
   kSubmountWrite,  // write into the harness's tmpfs outside the roots (nsjail's /run/user) -> snapshot diff of the mount
+  // The host socket at a second name the host made (oracles/bind_alias.cc bind-mounts it in the tree):
+  kBindAliasConnect,  // connect to the harness's bind mount of its listener's socket -> the listener received the nonce
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);
