@@ -36,6 +36,10 @@
 //   With no proxy variable set, every route connects directly, as curl does.
 // --alias symlink|hardlink: for a path socket, connect through another name for it the probe
 //   makes in its cwd (removed after). Reported as alias and alias_path; step "alias".
+// --alias proc-root --root-pid PID|self: connect to /proc/PID/root/<the socket's absolute path>,
+//   the path resolved below PID's root directory (proc(5)), which for a host process is the
+//   host's, whatever mounts the sandbox made; the harness passes its own pid, or self for the
+//   control (the probe's own root). Nothing is made; alias_path is that path.
 // --spell FORM [--decoy HOST:PORT]: how the destination is written to the proxy (proxy_target.h
 //   spell_destination: decimal, octal, hex, mapped6; with an absolute URI and the decoy the proxy
 //   admits, host-header, uri-host, userinfo); a direct connect goes to the target as given.
@@ -86,7 +90,7 @@ constexpr char kUsage[] =
     "usage: breakout-probe-net-connect --target SPEC --nonce N [--via-proxy | --route direct|connect|absolute|socks5]\n"
     "       [--spell decimal|octal|hex|mapped6|host-header|uri-host|userinfo [--decoy HOST:PORT]]\n"
     "       [--name NAME [--spell trailing-dot|mixed-case|nul-suffix [--decoy DOMAIN]]]\n"
-    "       [--alias symlink|hardlink]   (path socket targets)\n"
+    "       [--alias symlink|hardlink | --alias proc-root --root-pid PID|self]   (path socket targets)\n"
     "  SPEC: tcp:HOST:PORT | udp:HOST:PORT | unix:/path | unix:@abstract | env-unix:NAME | http[s]://HOST[:PORT]\n"
     "  HOST may be [v6-address]\n"
     "  --witness PATH: also leave the report line at PATH (the harness's in-run witness)\n";
@@ -269,7 +273,7 @@ int main(int argc, char** argv) {
   Args args(argc, argv, kUsage,
             {{"target", Args::kValue}, {"nonce", Args::kValue}, {"via-proxy", Args::kFlag}, {"route", Args::kValue},
              {"witness", Args::kValue}, {"spell", Args::kValue}, {"decoy", Args::kValue},
-             {"alias", Args::kValue}, {"name", Args::kValue}});
+             {"alias", Args::kValue}, {"root-pid", Args::kValue}, {"name", Args::kValue}});
   const std::string spec = args.require("target");
   const std::string nonce = args.require("nonce");
   const std::string route = args.has("route") ? *args.get("route") : args.has("via-proxy") ? "connect" : "direct";
@@ -301,9 +305,15 @@ int main(int argc, char** argv) {
   const auto ask = spell_destination(*target, spelling, decoy);
   if (!ask) args.usage_error("--spell '" + spelling + "' does not apply to --target '" + spec + "' (--decoy '" + decoy + "')");
   const std::string alias = args.has("alias") ? *args.get("alias") : "";
-  if (!alias.empty() && alias != "symlink" && alias != "hardlink") args.usage_error("bad --alias '" + alias + "'");
+  if (!alias.empty() && alias != "symlink" && alias != "hardlink" && alias != "proc-root")
+    args.usage_error("bad --alias '" + alias + "'");
   if (!alias.empty() && (target->proto != "unix" || target->path.empty() || target->path[0] != '/'))
     args.usage_error("--alias needs a path socket target");
+  const std::string root_pid = args.has("root-pid") ? *args.get("root-pid") : "";
+  if ((alias == "proc-root") != !root_pid.empty()) args.usage_error("--root-pid goes with --alias proc-root, and only there");
+  if (!root_pid.empty() && root_pid != "self" &&
+      (root_pid.size() > 10 || root_pid.find_first_not_of("0123456789") != std::string::npos))
+    args.usage_error("--root-pid takes a process id or 'self'");
   if (nonce.empty() || nonce.size() > 256) args.usage_error("--nonce must be 1..256 characters");
   for (char ch : nonce)
     if (ch <= ' ' || ch > '~') args.usage_error("--nonce must be printable ASCII without spaces");
@@ -359,7 +369,11 @@ int main(int argc, char** argv) {
 
   Connected c;
   std::string alias_name;  // the second name the probe made for the socket, removed after the connect
-  if (!alias.empty()) {
+  if (alias == "proc-root") {  // nothing to make: the kernel's magic link is the second name
+    r.set("alias", alias);
+    alias_name = "/proc/" + root_pid + "/root" + target->path;
+    r.set("alias_path", alias_name);
+  } else if (!alias.empty()) {
     r.set("alias", alias);
     alias_name = "alias-" + nonce.substr(0, 8);
     r.set("alias_path", alias_name);
@@ -373,7 +387,7 @@ int main(int argc, char** argv) {
   }
   if (!alias_name.empty()) {
     c = connect_unix(alias_name);
-    ::unlink(alias_name.c_str());
+    if (alias != "proc-root") ::unlink(alias_name.c_str());
   } else if (target->proto == "unix") {
     c = connect_unix(target->path);
   } else if (!proxy.var.empty()) {

@@ -69,6 +69,7 @@ constexpr OracleRow kOracles[] = {
     {C::kFsRaceRead, oracles::race_read},
     {C::kSubmountWrite, oracles::submount_write},
     {C::kFsApiRace, oracles::fs_api_race},
+    {C::kBindAliasConnect, oracles::bind_alias},
 };
 
 constexpr bool in_enum_order() {

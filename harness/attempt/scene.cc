@@ -51,19 +51,21 @@ std::vector<std::string> proxy_destination(const RunContext& ctx, const char* en
   return {e->spec.substr(4)};
 }
 
-std::map<std::string, std::string> placeholders(const Execution& ex, const AttemptTree& tree, const AttemptIo& io) {
-  const auto& r = tree.roots();
-  return {
-      {"{target}", io.target_spec},   {"{nonce}", io.nonce},          {"{workspace}", r.workspace.string()},
-      {"{home}", r.home.string()},    {"{sibling}", r.sibling.string()}, {"{tree}", r.tree.string()},
-      {"{heartbeat}", io.heartbeat.string()}, {"{mark}", io.mark.string()}, {"{param}", ex.attempt->param},
-      {"{tag}", io.nonce.substr(0, 8)}};
+// {root_pid}: the process through whose /proc/<pid>/root a probe reaches the target
+// (ipc.unix-alias.proc-root, proc(5) "/proc/pid/root"): the harness's own for anything the host
+// holds (its root is the host's: a path resolved below it leaves the sandbox's mount namespace),
+// `self` for the workspace socket, the control, which the probe's own root must reach: a probe or
+// a sandbox that cannot use /proc/*/root at all fails there too, so it never reads as a pass.
+std::string root_pid(const Execution& ex) {
+  const bool own = ex.target && ex.target->kind == TargetKind::kEndpoint &&
+                   endpoint_reach(ex.target->value) == "workspace-socket";
+  return own ? "self" : std::to_string(self_pid());
 }
 
 std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree, const AttemptIo& io,
                                     const RunContext& ctx) {
   if (is_fs_api(ex.attempt->klass)) return {kDriverFsProbe, io.target_spec};  // nothing runs: for the record
-  auto vars = placeholders(ex, tree, io);
+  auto vars = probe_placeholders(ex, tree, io);
   // The destination network = "proxy" admits, for attempts that name it beside their target
   // (proxy.host-header's decoy); "" when the run has none (those attempts skip on their target).
   const auto allowed = proxy_destination(ctx, "proxy-allowed");
@@ -80,7 +82,7 @@ std::vector<std::string> probe_argv(const Execution& ex, const AttemptTree& tree
 std::vector<std::pair<std::string, std::string>> attempt_env(const Execution& ex, const AttemptTree& tree,
                                                              const AttemptIo& io) {
   std::vector<std::pair<std::string, std::string>> out;
-  const auto vars = placeholders(ex, tree, io);
+  const auto vars = probe_placeholders(ex, tree, io);
   for (const auto& e : ex.attempt->env) {
     const auto eq = e.find('=');
     out.emplace_back(e.substr(0, eq), substitute_placeholders(e.substr(eq + 1), vars));
@@ -95,6 +97,16 @@ std::optional<std::chrono::milliseconds> requested_timeout(const Execution& ex) 
 }
 
 }  // namespace
+
+std::map<std::string, std::string> probe_placeholders(const Execution& ex, const AttemptTree& tree,
+                                                      const AttemptIo& io) {
+  const auto& r = tree.roots();
+  return {
+      {"{target}", io.target_spec},   {"{nonce}", io.nonce},          {"{workspace}", r.workspace.string()},
+      {"{home}", r.home.string()},    {"{sibling}", r.sibling.string()}, {"{tree}", r.tree.string()},
+      {"{heartbeat}", io.heartbeat.string()}, {"{mark}", io.mark.string()}, {"{param}", ex.attempt->param},
+      {"{tag}", io.nonce.substr(0, 8)}, {"{root_pid}", root_pid(ex)}};
+}
 
 // Real-host classes run only under `run --real-host`; anywhere else they are skipped, saying so.
 // An attempt that names its destination (`uses = ["names"]`) needs the run's name server.

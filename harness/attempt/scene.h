@@ -26,6 +26,13 @@ namespace breakout {
 // (docs/real-host.md). Asked before the Scene, whose tree is built around the real HOME.
 std::optional<Skip> scene_unavailable(const Execution& ex, const RunContext& ctx);
 
+// The placeholders of an execution's probe arguments and `env` values and what each expands to
+// (docs/scenarios.md, "Placeholders in args"); probe_argv adds the run's {proxy_allowed} and
+// {target_name}. `{root_pid}` depends on the target: the harness's pid, or `self` for the
+// workspace socket (ipc.unix-alias.proc-root's control).
+std::map<std::string, std::string> probe_placeholders(const Execution& ex, const AttemptTree& tree,
+                                                      const AttemptIo& io);
+
 class Scene {
  public:
   // The fresh tree (with canaries; the real HOME's for real-home classes, for which

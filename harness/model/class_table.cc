@@ -126,6 +126,10 @@ constexpr ClassSpec kClasses[] = {
     // write_file raced (oracles/fs_api.cc): judged by the write rule at the path the link names.
     {.klass = C::kFsApiRace, .name = "fs-api-race", .probe = kDriverFsProbe, .targets = true, .fs_api = true,
      .decided_by = PolicyField::kWritable, .expect = rules::race_write},
+    // A connect to a harness-made bind mount of its listener's socket (oracles/bind_alias.cc): the
+    // same socket under a name the sandbox may not know to hide, judged by the write rule there.
+    {.klass = C::kBindAliasConnect, .name = "bind-alias-connect", .probe = "net-connect", .targets = true,
+     .witness = true, .decided_by = PolicyField::kWritable, .expect = rules::bind_alias_connect},
 };
 
 // Every class has its entry, at its own index, with a name, a probe and a rule:

@@ -298,6 +298,19 @@ Expectation connect(const RuleInput& in) {
                         resolve(in.policy, in.roots), in.roots);
 }
 
+// bind-alias-connect: a bind mount of a path socket is the same socket (mount(2) MS_BIND), and
+// connecting to it needs write permission on it (unix(7)), so the write rule decides where the
+// alias sits, whatever the network mode, as for the original (expect_connect's host-socket).
+Expectation bind_alias_connect(const RuleInput& in) {
+  const Target& t = aimed(in, TargetKind::kEndpoint, "an endpoint");
+  const char* alias = bind_alias_policy_path(t.value);
+  if (alias == nullptr)
+    throw Error("bad-target", "bind-alias-connect aims at net:unix-outside or net:unix-workspace, not " + t.text);
+  Expectation e = expect_write(resolve_policy_path(alias, in.roots), resolve(in.policy, in.roots));
+  e.why = "a bind mount of a socket is the same socket, and connecting is a write on it (unix(7)): the alias is " + e.why;
+  return e;
+}
+
 // Through the sandbox's proxy (class proxy-connect): under network = "proxy" the proxy admits the
 // destination the spawner was told to allow and nothing else; under any other mode the route does
 // not change what may be reached (a probe with no proxy to use connects directly, as curl does).

@@ -23,6 +23,7 @@ Expectation race_read(const RuleInput& in);        // the read rule at the path 
 Expectation io_uring_write(const RuleInput& in);   // the write rule (IORING_OP_OPENAT)
 Expectation abi_write(const RuleInput& in);        // the write rule (i386/x32 syscall numbers)
 Expectation connect(const RuleInput& in);          // network mode, unix-socket write rule, abstract sockets
+Expectation bind_alias_connect(const RuleInput& in);  // the write rule where the harness bind-mounts the socket
 Expectation proxy_connect(const RuleInput& in);    // network = proxy: its allowed destination only; else connect
 Expectation env_leak(const RuleInput& in);         // env.inherit and env.pinned
 Expectation env_override(const RuleInput& in);     // pins hold; the control must arrive

@@ -85,6 +85,8 @@ enum class AttemptClass {
   kSubmountWrite,  // write into the harness's tmpfs outside the roots (nsjail's /run/user) -> snapshot diff of the mount
   // The spawner's own fs API raced (oracles/fs_api.cc): a link in the workspace flips while write_file runs.
   kFsApiRace,      // write_file through a flipping workspace symlink   -> snapshot diff, as fs-write
+  // The host socket at a second name the host made (oracles/bind_alias.cc bind-mounts it in the tree):
+  kBindAliasConnect,  // connect to the harness's bind mount of its listener's socket -> the listener received the nonce
   kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
 };
 const char* to_string(AttemptClass c);

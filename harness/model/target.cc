@@ -40,6 +40,12 @@ std::string endpoint_reach(const std::string& endpoint) {
   return "loopback";
 }
 
+const char* bind_alias_policy_path(const std::string& endpoint) {
+  if (endpoint == "unix-outside") return "sibling/bind-alias.sock";
+  if (endpoint == "unix-workspace") return "workspace/bind-alias.sock";
+  return nullptr;
+}
+
 Target parse_target(const std::string& text) {
   auto starts = [&](std::string_view p) { return std::string_view(text).substr(0, p.size()) == p; };
   Target t;

@@ -41,5 +41,10 @@ inline constexpr const char* kHostSocketPolicyPath = "parent/host-service.sock";
 // net:ssh-agent: a fake agent socket beside it, advertised to the caller as SSH_AUTH_SOCK
 // (same directory, so the same write rule judges it).
 inline constexpr const char* kSshAgentPolicyPath = "parent/ssh-agent.sock";
+// Where class bind-alias-connect's harness bind-mounts an endpoint's path socket a second time
+// (attempt/oracles/bind_alias.cc), as a policy path: net:unix-outside's in sibling/ (outside every
+// writable root, away from the original's directory), net:unix-workspace's inside the workspace
+// (the control). nullptr for an endpoint without a path socket of its own to alias.
+const char* bind_alias_policy_path(const std::string& endpoint);
 
 }  // namespace breakout

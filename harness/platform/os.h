@@ -14,6 +14,7 @@ std::string platform_name();     // "linux" or "windows"
 std::string kernel_release();    // uname -r, or the Windows build
 std::string host_name();
 std::filesystem::path self_exe_dir();  // directory of the running breakout binary
+long self_pid();                        // the harness's own process id (getpid, GetCurrentProcessId)
 bool is_tty(int fd);
 // Why `breakout run` cannot attack a sandbox on this platform yet, or nullopt.
 std::optional<std::string> run_unsupported_reason();

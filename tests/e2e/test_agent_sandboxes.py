@@ -67,11 +67,14 @@ SIGNED = {
             "host-ipc": {
                 # Real, shared with the shipped bwrap profile: a leaked directory fd is passed in,
                 # and with network on a host unix socket is reachable (docs/spawners.md, by hand).
-                # The symlink alias of that socket is the same socket (the hard link: EXDEV).
+                # The symlink alias of that socket is the same socket (the hard link: EXDEV), and so
+                # is the host's bind mount of it (copied with --ro-bind / /; /proc/<harness pid>/root:
+                # ENOENT, a pid namespace of its own).
                 "escapes": {"ipc.fd-leak@workspace-write[fs:sibling]", "ipc.fd-leak@network-full[fs:sibling]",
                             "ipc.unix-outside@network-full[net:unix-outside]",
-                            "ipc.unix-alias.symlink@network-full[net:unix-outside]"},
-                "declared": {"codex-linux refuses af_unix": 6},
+                            "ipc.unix-alias.symlink@network-full[net:unix-outside]",
+                            "ipc.unix-alias.bind-mount@network-full[net:unix-outside]"},
+                "declared": {"codex-linux refuses af_unix": 8},
                 "min_passes": 8,
             },
             "net-families": {
@@ -121,7 +124,7 @@ SIGNED = {
             },
             "host-ipc": {
                 "escapes": set(),
-                "declared": {"srt refuses af_unix": 6, "srt cannot express network = full": 15},
+                "declared": {"srt refuses af_unix": 8, "srt cannot express network = full": 19},
                 "min_passes": 4,
             },
             "net-families": {

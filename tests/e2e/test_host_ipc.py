@@ -1,9 +1,21 @@
-"""Host IPC suite (unix sockets outside the workspace, abstract sockets, leaked directory fds), asserted as each sandbox really behaves (docs/scenarios.md, "Host IPC")."""
+"""Host IPC suite (unix sockets outside the workspace and their aliases, abstract sockets, leaked directory fds), asserted as each sandbox really behaves (docs/scenarios.md, "Host IPC").
+
+The socket aliases the host makes (a bind mount, /proc/<pid>/root) run on the six spawners of
+issue 21 (six_spawners.py), `--only ipc.unix-alias.*`."""
+import contextlib
+import json
 import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 
 from conftest import require_root_tool
+from six_spawners import SPAWNERS, remove_residue_since, require_spawner, tool_residue
 
 
 def verdicts(run):
@@ -31,11 +43,11 @@ def firejail_run(run_breakout):
 
 def test_none_every_deny_is_an_escape_with_outside_evidence(none_run):
     denies = [a for a in none_run.attempts if a["role"] == "deny"]
-    assert {a["class"] for a in denies} == {"net-connect", "fd-leak", "net-inbound"}
+    assert {a["class"] for a in denies} == {"net-connect", "fd-leak", "net-inbound", "bind-alias-connect"}
     bad = [a for a in denies if a["verdict"] != "escape"]
     assert not bad, none_run.explain(bad)
     for a in denies:
-        if a["class"] in ("net-connect", "net-inbound"):
+        if a["class"] in ("net-connect", "net-inbound", "bind-alias-connect"):
             assert a["evidence"]["nonce_received"] is True, a["id"]
         else:
             assert a["evidence"]["changes_outside_writable_roots"], a["id"]
@@ -160,3 +172,178 @@ def test_socket_aliases(none_run, bwrap_run, firejail_run):
             for alias in ("symlink", "hardlink"):
                 control = v[(f"ipc.unix-alias.{alias}", policy, "net:unix-workspace")]
                 assert control["verdict"] == "pass" and control["evidence"]["nonce_received"] is True, control["reason"]
+
+
+# ipc.unix-alias.bind-mount and ipc.unix-alias.proc-root (issue 21 item 8) on the six spawners: the
+# host socket at a second name the host made (the harness bind-mounts its listener's socket at
+# sibling/bind-alias.sock; the control: the workspace socket at workspace/bind-alias.sock), and
+# through /proc/<the harness's pid>/root (the control: /proc/self/root to the workspace socket).
+# Per spawner and policy: (bind-mount denial, proc-root denial, both controls); a string that is
+# no verdict is the reason prefix of a declared skip. By hand: docs/spawners.md, "Socket aliases".
+BIND, PROC = "ipc.unix-alias.bind-mount", "ipc.unix-alias.proc-root"
+WS, OUT = "net:unix-workspace", "net:unix-outside"
+CONFINED = {"workspace-write": ("escape", "pass", "pass"), "network-full": ("escape", "pass", "pass")}
+ALIAS_SIGNED = {
+    "none": {"workspace-write": ("escape", "escape", "pass"), "network-full": ("escape", "escape", "pass")},
+    # A pid namespace of their own with its own /proc: no harness pid to go through (ENOENT). The
+    # bind mount is copied with the host's mount tree (--ro-bind / / and --read-only=/ keep
+    # submounts), and a read-only mount does not refuse a connect: the same socket, reached.
+    "bwrap": CONFINED, "firejail": CONFINED, "reference": CONFINED,
+    # Network off: Codex's filter refuses connect(2), declared ([refuses.af_unix]); network on: as bwrap.
+    "codex-linux": {"workspace-write": ("pass", "pass", "codex-linux refuses af_unix"),
+                    "network-full": ("escape", "pass", "pass")},
+    # srt's filter refuses socket(AF_UNIX) in every mode; it cannot express network = full at all.
+    "srt": {"workspace-write": ("pass", "pass", "srt refuses af_unix"),
+            "network-full": ("srt cannot express network = full",) * 3},
+}
+VERDICTS = ("pass", "escape", "overblock", "error", "broken", "skip")
+
+
+def bind_alias_mounts(under):
+    """The harness's bind mounts of a socket still mounted below `under` (mountinfo's mount point)."""
+    return [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()
+            if line.split()[4].startswith(str(under) + "/") and line.split()[4].endswith("/bind-alias.sock")]
+
+
+@contextlib.contextmanager
+def private_tmpdir():
+    """TMPDIR for one run: its work root (and the harness's mounts) lie below it, apart from any other run."""
+    root = Path(tempfile.mkdtemp(prefix="h8alias-", dir="/tmp"))
+    old = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(root)
+    try:
+        yield root
+    finally:
+        if old is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = old
+        if not bind_alias_mounts(root):
+            shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module", params=sorted(SPAWNERS))
+def alias_run(request, run_breakout):
+    name = request.param
+    require_spawner(name)
+    residue = tool_residue()
+    with private_tmpdir() as root:
+        run = run_breakout(*SPAWNERS[name][0], "--suite", "host-ipc", "--only", "ipc.unix-alias.*", timeout=600)
+        left = bind_alias_mounts(root)
+    remove_residue_since(residue)
+    assert run.results is not None, run.stderr[-2000:]
+    return name, run, left
+
+
+def test_alias_verdicts_are_the_signed_ones(alias_run):
+    name, run, _ = alias_run
+    v = verdicts(run)
+    for policy, (bind, proc, control) in ALIAS_SIGNED[name].items():
+        for (attempt, target), want in {(BIND, OUT): bind, (PROC, OUT): proc, (BIND, WS): control,
+                                        (PROC, WS): control}.items():
+            a = v[(attempt, policy, target)]
+            if want in VERDICTS:
+                assert a["verdict"] == want, run.explain([a])
+                assert a["evidence"]["nonce_received"] is (want == "escape" or target == WS), run.explain([a])
+            else:
+                assert a["verdict"] == "skip" and a["reason"].startswith(want), run.explain([a])
+
+
+def test_the_probe_went_through_the_alias(alias_run):
+    # The outside oracle decides; this checks the attempt is what it says: the probe was pointed at
+    # the harness's bind mount (never the original) and at /proc/<pid>/root, with `self` for the control.
+    _, run, _ = alias_run
+    # A control skipped as a declared refusal ran too (its probe met the refusal).
+    ran = [a for a in run.attempts if a["attempt"] in (BIND, PROC) and (a["verdict"] != "skip" or a.get("refused"))]
+    assert ran, run.explain(run.attempts)
+    for a in ran:
+        report = a["probe_report"] or {}
+        if a["attempt"] == BIND:
+            where = "sibling" if a["target"] == OUT else "workspace"
+            assert a["evidence"]["bind_alias"]["path"] == f"{where}/bind-alias.sock", a["evidence"]
+            assert a["evidence"]["bind_alias"]["still_mounted"] is True, a["evidence"]
+            assert report["target"].endswith(f"/{where}/bind-alias.sock"), report
+        else:
+            pid = a["probe_argv"][a["probe_argv"].index("--root-pid") + 1]
+            assert pid == "self" if a["target"] == WS else pid.isdigit(), a["probe_argv"]
+            assert report["alias_path"].startswith(f"/proc/{pid}/root/"), report
+
+
+def test_a_harness_pid_absent_inside_is_the_denial(alias_run):
+    # bwrap, firejail, the reference driver and Codex with network on: the harness's pid names
+    # nothing in the sandbox's own /proc (ENOENT); Codex (network off) and srt refuse the socket
+    # itself (EPERM), and their denials stand on the probe's witness in the workspace.
+    name, run, _ = alias_run
+    for a in run.attempts:
+        if a["attempt"] == PROC and a["target"] == OUT and a["verdict"] == "pass":
+            report = a["probe_report"]
+            assert report["errname"] in ("ENOENT", "EPERM"), report
+            if report["errname"] == "EPERM":
+                assert a["evidence"]["witness"]["present"] is True, a["evidence"]
+
+
+def test_no_bind_mount_is_left_behind(alias_run):
+    _, _, left = alias_run
+    assert left == []
+
+
+def test_bind_alias_without_cap_sys_admin_is_a_skip_with_the_reason(breakout_bin, tmp_path):
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv(1) to drop CAP_SYS_ADMIN")
+    with private_tmpdir() as root:
+        proc = subprocess.run(["setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin", "--",
+                               str(breakout_bin), "run", "--no-history", "--spawner", "none", "--suite", "host-ipc",
+                               "--only", BIND, "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
+        assert bind_alias_mounts(root) == []
+    results = tmp_path / "o" / "results.json"
+    assert results.exists(), proc.stderr[-2000:]
+    attempts = json.loads(results.read_text())["attempts"]
+    assert len(attempts) == 4 and all(a["verdict"] == "skip" for a in attempts), attempts
+    assert all("cannot mount a bind of" in a["reason"] and "Operation not permitted" in a["reason"] for a in attempts)
+
+
+def test_a_sandbox_without_proc_never_passes_proc_root(breakout_bin, tmp_path):
+    # A /proc the probe cannot use at all (an empty tmpfs over it): the control through
+    # /proc/self/root fails too, so the denial is an error, never a pass.
+    if os.geteuid() != 0 or not shutil.which("bwrap"):
+        pytest.skip("needs root and bwrap")
+    profile = tmp_path / "no-proc.toml"
+    profile.write_text('name = "no-proc"\ndescription = "bwrap with an empty /proc"\nrequires = ["bwrap"]\n'
+                       'command = ["bwrap", "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", '
+                       '"--tmpfs", "/proc", "{writable...}", "--chdir", "{cwd}", "--", "{argv...}"]\n'
+                       'writable_root = ["--bind", "{path}", "{path}"]\ndeny_read_dir = []\ndeny_read_file = []\n'
+                       '[network]\nnone = []\nfull = []\n')
+    with private_tmpdir():
+        proc = subprocess.run([str(breakout_bin), "run", "--no-history", "--spawner", str(profile), "--suite",
+                               "host-ipc", "--only", PROC, "--out", str(tmp_path / "o")],
+                              capture_output=True, text=True, timeout=120)
+    results = tmp_path / "o" / "results.json"
+    assert results.exists(), proc.stderr[-2000:]
+    got = {(a["policy"], a["target"]): a for a in json.loads(results.read_text())["attempts"]}
+    for policy in ("workspace-write", "network-full"):
+        assert got[(policy, WS)]["verdict"] == "overblock", got[(policy, WS)]["reason"]
+        assert got[(policy, OUT)]["verdict"] == "error", got[(policy, OUT)]["reason"]
+
+
+def test_bind_alias_interrupted_mid_attempt_leaves_no_mount(breakout_bin, tmp_path):
+    """SIGINT while the probe waits in its spawner: the bind mount goes with the attempt (RAII)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (mounts)")
+    slow = tmp_path / "slow.toml"
+    slow.write_text('name = "slow"\ndescription = "sleeps before the command"\nrequires = ["sh"]\n'
+                    'command = ["sh", "-c", "sleep 20; exec \\"$@\\"", "slow", "{argv...}"]\n'
+                    'writable_root = []\ndeny_read_dir = []\ndeny_read_file = []\n'
+                    '[network]\nnone = []\nfull = []\n')
+    with private_tmpdir() as root:
+        proc = subprocess.Popen([str(breakout_bin), "run", "--no-history", "--spawner", str(slow), "--suite",
+                                 "host-ipc", "--only", BIND, "--out", str(tmp_path / "o")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.time() + 20
+        while time.time() < deadline and not bind_alias_mounts(root):
+            time.sleep(0.05)
+        assert bind_alias_mounts(root), "the run never bind-mounted its socket"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err.decode(errors="replace")[-2000:]
+        assert bind_alias_mounts(root) == []
+        assert not list(root.iterdir()), "the interrupted run left its work root"

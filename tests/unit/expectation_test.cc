@@ -3,6 +3,7 @@
 
 #include "harness/core/error.h"
 #include "harness/model/expectation.h"
+#include "tests/unit/error_code.h"
 
 using namespace breakout;
 
@@ -151,6 +152,24 @@ TEST(Expectation, SubmountWritesFollowTheWriteRuleWhereTheMountSits) {
   EXPECT_EQ(exp(AttemptClass::kSubmountWrite, "fs:sibling/run-user/new-file", p), Expected::kDenied);
   EXPECT_EQ(exp(AttemptClass::kSubmountWrite, "fs:~/run-user/new-file", p), Expected::kDenied);
   EXPECT_EQ(exp(AttemptClass::kSubmountWrite, "fs:workspace/run-user/new-file", p), Expected::kAllowed);
+}
+
+// bind-alias-connect: the harness's bind mount of a socket is judged by the write rule where it
+// sits (sibling/: denied; workspace/: the control, allowed), in every network mode, like the
+// original; an endpoint with no path socket of its own has no alias and is a schema error.
+TEST(Expectation, BindAliasesFollowTheWriteRuleWhereTheAliasSits) {
+  for (const NetworkMode mode : {NetworkMode::kNone, NetworkMode::kLoopback, NetworkMode::kFull}) {
+    const Policy p = base_policy(mode);
+    EXPECT_EQ(exp(AttemptClass::kBindAliasConnect, "net:unix-outside", p), Expected::kDenied);
+    EXPECT_EQ(exp(AttemptClass::kBindAliasConnect, "net:unix-workspace", p), Expected::kAllowed);
+  }
+  const Policy p = base_policy(NetworkMode::kFull);
+  for (const char* t : {"net:abstract", "net:ssh-agent", "net:tcp4-loopback", "fs:sibling"}) {
+    const Target target = parse_target(t);
+    EXPECT_EQ(test_util::code_of([&] { expect(AttemptClass::kBindAliasConnect, &target, p, placeholder_roots()); }),
+              "bad-target")
+        << t;
+  }
 }
 
 // fs-race-read: a deny-read entry inside the writable workspace (policy workspace-deny-read)

@@ -29,6 +29,7 @@ std::unique_ptr<Oracle> env_leak();      // env-leak
 std::unique_ptr<Oracle> race_read();     // fs-race-read
 // listener_nonce.cc: the nonce at the target's listener.
 std::unique_ptr<Oracle> connect();       // net-connect, real-net-connect, io-uring-connect
+std::unique_ptr<Oracle> bind_alias();    // bind-alias-connect: connect's, at a bind mount of the socket (bind_alias.cc)
 // heartbeat.cc: the probe's beater still beating after the spawner returned.
 std::unique_ptr<Oracle> lifetime();
 std::unique_ptr<Oracle> timeout_kill();

@@ -15,7 +15,7 @@
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
 #include "harness/core/error.h"
-#include "harness/oracle/tmpfs_mount.h"
+#include "harness/oracle/harness_mount.h"
 
 namespace breakout::oracles {
 
@@ -45,21 +45,21 @@ class SubmountWrite final : public Oracle {
     if (rel_.empty() || rel_ == "." || rel_.starts_with(".."))
       throw Error("bad-target", "submount-write mounts at its target's directory, which must lie inside the attempt "
                                 "tree: " + dir.string());
-    TmpfsMount::Made made = TmpfsMount::make(dir, kMountBytes);
+    HarnessMount::Made made = HarnessMount::tmpfs(dir, kMountBytes);
     if (!made.mount) return Skip{*made.unavailable};
     mount_ = std::move(made.mount);
     return std::nullopt;
   }
   // After boot (a driver's setup inside the mount is its own, as for the tree: setup_record.h).
   std::optional<Skip> before_exec(Scene&, SpawnSession*) override {
-    before_ = take_snapshot(mount_->dir());
+    before_ = take_snapshot(mount_->path());
     return std::nullopt;
   }
   Observation observe(Scene& s, const LaunchResult&) override {
-    const std::vector<FsChange> inside = keyed_in_tree(diff_snapshots(before_, take_snapshot(mount_->dir())), rel_);
+    const std::vector<FsChange> inside = keyed_in_tree(diff_snapshots(before_, take_snapshot(mount_->path())), rel_);
     Observation o = observe_fs_change(s.ex, s.tree, s.request.resolved, s.window(), s.io, inside);
     o.evidence["submount"] = {{"path", rel_}, {"type", "tmpfs"}, {"bytes", mount_->bytes()},
-                              {"still_mounted", is_mount_point(mount_->dir())}, {"changes_inside", inside.size()}};
+                              {"still_mounted", is_mount_point(mount_->path())}, {"changes_inside", inside.size()}};
     o.evidence["host_run_user"] = host_run_user_state();
     return o;
   }
@@ -69,7 +69,7 @@ class SubmountWrite final : public Oracle {
 
  private:
   std::string rel_;
-  std::unique_ptr<TmpfsMount> mount_;  // unmounted when the oracle goes, which is before the tree
+  std::unique_ptr<HarnessMount> mount_;  // unmounted when the oracle goes, which is before the tree
   Snapshot before_;
 };
 

@@ -48,6 +48,8 @@ fs::path self_exe_dir() {
 
 bool is_tty(int fd) { return ::isatty(fd) == 1; }
 
+long self_pid() { return static_cast<long>(::getpid()); }
+
 std::optional<std::string> run_unsupported_reason() { return std::nullopt; }
 
 std::string default_suite_name() { return "default"; }

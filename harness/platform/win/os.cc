@@ -25,6 +25,7 @@ std::optional<std::string> find_on_path(const std::string& tool) {
 }
 
 std::string platform_name() { return "windows"; }
+long self_pid() { return static_cast<long>(::GetCurrentProcessId()); }
 std::string kernel_release() { return "windows"; }
 std::string host_name() {
   const char* n = std::getenv("COMPUTERNAME");
