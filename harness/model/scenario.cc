@@ -201,14 +201,20 @@ toml::table suite_table(const fs::path& file) { return schema::parse(schema::rea
 
 bool is_union(const toml::table& root) { return root.contains("suites"); }
 
+// What every suite file has: only its own fields, a name and a description.
+Suite suite_head(const toml::table& root, const fs::path& file, std::initializer_list<std::string_view> fields) {
+  schema::only_fields(root, fields, file.string());
+  Suite suite;
+  suite.file = file;
+  suite.name = schema::required_string(root, "name", file.string());
+  suite.description = schema::required_string(root, "description", file.string());
+  return suite;
+}
+
 // A suite of attempt files: its policies apply to every attempt it includes.
 Suite load_plain_suite(const toml::table& root, const fs::path& file, const fs::path& scenarios_dir) {
   const std::string origin = file.string();
-  schema::only_fields(root, {"name", "description", "policies", "include"}, origin);
-  Suite suite;
-  suite.file = file;
-  suite.name = schema::required_string(root, "name", origin);
-  suite.description = schema::required_string(root, "description", origin);
+  Suite suite = suite_head(root, file, {"name", "description", "policies", "include"});
   for (const auto& p : schema::string_array(root, "policies", origin, true)) {
     const fs::path pf = scenarios_dir / "policies" / (p + ".toml");
     if (!fs::exists(pf)) schema::fail("no-policy", origin, "policy '" + p + "' not found at " + pf.string());
@@ -261,11 +267,7 @@ void merge_member(Suite& into, const Suite& part) {
 Suite load_union_suite(const toml::table& root, const fs::path& file, const fs::path& scenarios_dir,
                        const std::string& platform) {
   const std::string origin = file.string();
-  schema::only_fields(root, {"name", "description", "suites", "leaves_out"}, origin);
-  Suite suite;
-  suite.file = file;
-  suite.name = schema::required_string(root, "name", origin);
-  suite.description = schema::required_string(root, "description", origin);
+  Suite suite = suite_head(root, file, {"name", "description", "suites", "leaves_out"});
   const toml::table* per_platform = root["suites"].as_table();
   if (!per_platform) schema::fail("wrong-type", origin, "field 'suites' must be a table of platform = [suite names]");
   const toml::node* out_node = root.get("leaves_out");

@@ -6,9 +6,11 @@
     run = run_breakout(*SPAWNERS["srt"][0], "--only", "fs.write.submount*")
     remove_residue_since(before)          # only what appeared during this run
 """
+import contextlib
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -49,3 +51,22 @@ def tool_residue():
 def remove_residue_since(before):
     for path in tool_residue() - before:
         shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+
+
+@contextlib.contextmanager
+def private_tmpdir(prefix, mounts_below):
+    """TMPDIR for the breakout runs of one test: their work roots (and the harness's mounts) lie below
+    it, apart from any other run. Removed afterwards unless `mounts_below(root)` still lists a mount:
+    then it stays for the test's own assertion to name (removing it would recurse into the mount)."""
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    old = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(root)
+    try:
+        yield root
+    finally:
+        if old is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = old
+        if not mounts_below(root):
+            shutil.rmtree(root, ignore_errors=True)

@@ -2,20 +2,18 @@
 
 The socket aliases the host makes (a bind mount, /proc/<pid>/root) run on the six spawners of
 issue 21 (six_spawners.py), `--only ipc.unix-alias.*`."""
-import contextlib
 import json
 import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from conftest import require_root_tool
-from six_spawners import SPAWNERS, remove_residue_since, require_spawner, tool_residue
+from six_spawners import SPAWNERS, private_tmpdir, remove_residue_since, require_spawner, tool_residue
 
 
 def verdicts(run):
@@ -205,21 +203,8 @@ def bind_alias_mounts(under):
             if line.split()[4].startswith(str(under) + "/") and line.split()[4].endswith("/bind-alias.sock")]
 
 
-@contextlib.contextmanager
-def private_tmpdir():
-    """TMPDIR for one run: its work root (and the harness's mounts) lie below it, apart from any other run."""
-    root = Path(tempfile.mkdtemp(prefix="h8alias-", dir="/tmp"))
-    old = os.environ.get("TMPDIR")
-    os.environ["TMPDIR"] = str(root)
-    try:
-        yield root
-    finally:
-        if old is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = old
-        if not bind_alias_mounts(root):
-            shutil.rmtree(root, ignore_errors=True)
+def alias_tmpdir():
+    return private_tmpdir("h8alias-", bind_alias_mounts)
 
 
 @pytest.fixture(scope="module", params=sorted(SPAWNERS))
@@ -227,7 +212,7 @@ def alias_run(request, run_breakout):
     name = request.param
     require_spawner(name)
     residue = tool_residue()
-    with private_tmpdir() as root:
+    with alias_tmpdir() as root:
         run = run_breakout(*SPAWNERS[name][0], "--suite", "host-ipc", "--only", "ipc.unix-alias.*", timeout=600)
         left = bind_alias_mounts(root)
     remove_residue_since(residue)
@@ -290,7 +275,7 @@ def test_no_bind_mount_is_left_behind(alias_run):
 def test_bind_alias_without_cap_sys_admin_is_a_skip_with_the_reason(breakout_bin, tmp_path):
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         pytest.skip("needs root and setpriv(1) to drop CAP_SYS_ADMIN")
-    with private_tmpdir() as root:
+    with alias_tmpdir() as root:
         proc = subprocess.run(["setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin", "--",
                                str(breakout_bin), "run", "--no-history", "--spawner", "none", "--suite", "host-ipc",
                                "--only", BIND, "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
@@ -313,7 +298,7 @@ def test_a_sandbox_without_proc_never_passes_proc_root(breakout_bin, tmp_path):
                        '"--tmpfs", "/proc", "{writable...}", "--chdir", "{cwd}", "--", "{argv...}"]\n'
                        'writable_root = ["--bind", "{path}", "{path}"]\ndeny_read_dir = []\ndeny_read_file = []\n'
                        '[network]\nnone = []\nfull = []\n')
-    with private_tmpdir():
+    with alias_tmpdir():
         proc = subprocess.run([str(breakout_bin), "run", "--no-history", "--spawner", str(profile), "--suite",
                                "host-ipc", "--only", PROC, "--out", str(tmp_path / "o")],
                               capture_output=True, text=True, timeout=120)
@@ -334,7 +319,7 @@ def test_bind_alias_interrupted_mid_attempt_leaves_no_mount(breakout_bin, tmp_pa
                     'command = ["sh", "-c", "sleep 20; exec \\"$@\\"", "slow", "{argv...}"]\n'
                     'writable_root = []\ndeny_read_dir = []\ndeny_read_file = []\n'
                     '[network]\nnone = []\nfull = []\n')
-    with private_tmpdir() as root:
+    with alias_tmpdir() as root:
         proc = subprocess.Popen([str(breakout_bin), "run", "--no-history", "--spawner", str(slow), "--suite",
                                  "host-ipc", "--only", BIND, "--out", str(tmp_path / "o")],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -8,20 +8,18 @@ a fixture whose read-only remount of / is not recursive (tests/e2e/fixtures/nonr
 is caught while it passes fs.write.create. Every run
 leaves no mount behind, also when interrupted; without CAP_SYS_ADMIN the attempt is a skip.
 """
-import contextlib
 import json
 import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from six_spawners import SPAWNERS, remove_residue_since, require_spawner, tool_residue
-from conftest import FIXTURES, REPO
+from six_spawners import SPAWNERS, private_tmpdir, remove_residue_since, require_spawner, tool_residue
+from conftest import FIXTURES
 
 
 ONLY = "fs.write.submount*"
@@ -57,22 +55,8 @@ def harness_mounts(under):
     return mounts
 
 
-@contextlib.contextmanager
-def private_tmpdir():
-    """TMPDIR for the breakout runs of one test: their work roots (and mounts) lie below it."""
-    root = Path(tempfile.mkdtemp(prefix="h9sub-", dir="/tmp"))
-    old = os.environ.get("TMPDIR")
-    os.environ["TMPDIR"] = str(root)
-    try:
-        yield root
-    finally:
-        if old is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = old
-        leftover = harness_mounts(root)
-        if not leftover:
-            shutil.rmtree(root, ignore_errors=True)
+def submount_tmpdir():
+    return private_tmpdir("h9sub-", harness_mounts)
 
 
 
@@ -85,7 +69,7 @@ def submount_run(request, run_breakout):
     name = request.param
     require_spawner(name)
     residue = tool_residue()
-    with private_tmpdir() as root:
+    with submount_tmpdir() as root:
         run = run_breakout(*SPAWNERS[name][0], "--only", ONLY, "--jobs", "2", timeout=300)
         left = harness_mounts(root)
     remove_residue_since(residue)
@@ -127,7 +111,7 @@ def test_a_nonrecursive_read_only_root_is_caught(run_breakout):
     if os.geteuid() != 0 or not shutil.which("unshare"):
         pytest.skip("needs root and unshare(1)")
     fixture = str(FIXTURES / "nonrecursive-ro.toml")
-    with private_tmpdir() as root:
+    with submount_tmpdir() as root:
         sub = run_breakout("--spawner", fixture, "--only", ONLY, "--jobs", "2")
         plain = run_breakout("--spawner", fixture, "--only", "fs.write.create", "--jobs", "2")
         left = harness_mounts(root)
@@ -141,7 +125,7 @@ def test_a_nonrecursive_read_only_root_is_caught(run_breakout):
 def test_without_cap_sys_admin_it_is_a_skip_with_the_reason(breakout_bin, tmp_path):
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         pytest.skip("needs root and setpriv(1) to drop CAP_SYS_ADMIN")
-    with private_tmpdir():
+    with submount_tmpdir():
         proc = subprocess.run(["setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin", "--",
                                str(breakout_bin), "run", "--no-history", "--spawner", "none", "--only", ONLY,
                                "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
@@ -163,7 +147,7 @@ def test_interrupted_mid_attempt_leaves_no_mount(breakout_bin, tmp_path):
                     'command = ["sh", "-c", "sleep 20; exec \\"$@\\"", "slow", "{argv...}"]\n'
                     'writable_root = []\ndeny_read_dir = []\ndeny_read_file = []\n'
                     '[network]\nnone = []\nfull = []\n')
-    with private_tmpdir() as root:
+    with submount_tmpdir() as root:
         proc = subprocess.Popen([str(breakout_bin), "run", "--no-history", "--spawner", str(slow), "--only", ONLY,
                                  "--out", str(tmp_path / "o")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.time() + 20
