@@ -12,15 +12,19 @@ def none_run(run_breakout):
 
 
 SESSION_CLASSES = {"session-shutdown", "boot-failure", "session-hygiene", "session-setup"}
-FS_API_CLASSES = {"fs-api-write", "fs-api-read"}  # the spawner's own file API: drivers with capability fs
+def fs_api(a):
+    """The spawner's own file API (drivers with capability fs): no probe runs, the harness asks the driver."""
+    return a["probe"] == "driver-fs"
+
+
 # The spawner's own host-side writes, followed through a planted link: `none` writes nothing of its
 # own, so there is nothing to follow (test_spawner_follow.py has the fixture that escapes).
 SPAWNER_WRITE_CLASSES = {"spawner-follow"}
 
 
 def test_every_deny_is_an_escape(none_run):
-    excused = SESSION_CLASSES | FS_API_CLASSES | SPAWNER_WRITE_CLASSES
-    denies = [a for a in none_run.attempts if a["role"] == "deny" and a["class"] not in excused]
+    excused = SESSION_CLASSES | SPAWNER_WRITE_CLASSES
+    denies = [a for a in none_run.attempts if a["role"] == "deny" and a["class"] not in excused and not fs_api(a)]
     assert denies, "the default suite must contain deny attempts"
     not_escaped = [a for a in denies if a["verdict"] != "escape"]
     assert not not_escaped, none_run.explain(not_escaped)
@@ -38,12 +42,12 @@ def test_session_checks_are_skipped_with_their_reason_not_passed(none_run):
 
 # `none` runs commands only: no write_file/read_file to attack, and no host-side writes of its own
 # to follow, so those skip with the reason, never pass.
-@pytest.mark.parametrize("classes,reason", [
-    (FS_API_CLASSES, "has no file-system API"),
-    (SPAWNER_WRITE_CLASSES, "the spawner wrote nothing at the same path in two no-op execs"),
+@pytest.mark.parametrize("which,reason", [
+    (fs_api, "has no file-system API"),
+    (lambda a: a["class"] in SPAWNER_WRITE_CLASSES, "the spawner wrote nothing at the same path in two no-op execs"),
 ], ids=["fs-api", "spawner-follow"])
-def test_attempts_without_their_spawner_side_are_skipped_with_the_reason(none_run, classes, reason):
-    skipped = [a for a in none_run.attempts if a["class"] in classes]
+def test_attempts_without_their_spawner_side_are_skipped_with_the_reason(none_run, which, reason):
+    skipped = [a for a in none_run.attempts if which(a)]
     assert skipped
     for a in skipped:
         assert a["verdict"] == "skip", none_run.explain([a])
@@ -58,7 +62,7 @@ def test_every_class_of_escape_is_found(none_run):
 
 def test_every_allow_and_contract_passes(none_run):
     # role "observe" (recon under a policy it cannot check) is informational: a skip, never a pass (test_recon.py).
-    others = [a for a in none_run.attempts if a["role"] not in ("deny", "observe") and a["class"] not in FS_API_CLASSES]
+    others = [a for a in none_run.attempts if a["role"] not in ("deny", "observe") and not fs_api(a)]
     bad = [a for a in others if a["verdict"] != "pass"]
     assert not bad, none_run.explain(bad)
 
