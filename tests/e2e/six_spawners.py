@@ -9,8 +9,11 @@
 import contextlib
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -70,3 +73,32 @@ def private_tmpdir(prefix, mounts_below):
             os.environ["TMPDIR"] = old
         if not mounts_below(root):
             shutil.rmtree(root, ignore_errors=True)
+
+
+# A template spawner that sleeps 20 s before the command: the attempt is mid-way (its mounts made,
+# the probe not yet run) for long enough to be interrupted there.
+SLOW_PROFILE = ('name = "slow"\ndescription = "sleeps before the command"\nrequires = ["sh"]\n'
+                'command = ["sh", "-c", "sleep 20; exec \\"$@\\"", "slow", "{argv...}"]\n'
+                'writable_root = []\ndeny_read_dir = []\ndeny_read_file = []\n'
+                '[network]\nnone = []\nfull = []\n')
+
+
+def interrupt_once_mounted(breakout_bin, tmp_path, run_args, prefix, mounts_below, what):
+    """SIGINT a `breakout run` (against SLOW_PROFILE, with `run_args`) once `mounts_below` shows its
+    mount, and assert it exits 130 leaving no mount and no work root: the mount goes with the attempt."""
+    slow = tmp_path / "slow.toml"
+    slow.write_text(SLOW_PROFILE)
+    with private_tmpdir(prefix, mounts_below) as root:
+        proc = subprocess.Popen([str(breakout_bin), "run", "--no-history", "--spawner", str(slow), *run_args,
+                                 "--out", str(tmp_path / "o")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.time() + 20
+            while time.time() < deadline and not mounts_below(root):
+                time.sleep(0.05)
+            assert mounts_below(root), f"the run never {what}"
+        finally:  # also when the assertion fails: the run cleans up before its directory goes
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err.decode(errors="replace")[-2000:]
+        assert mounts_below(root) == []
+        assert not list(root.iterdir()), "the interrupted run left its work root"

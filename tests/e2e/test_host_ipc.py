@@ -5,15 +5,13 @@ issue 21 (six_spawners.py), `--only ipc.unix-alias.*`."""
 import json
 import os
 import shutil
-import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import require_root_tool
-from six_spawners import SPAWNERS, private_tmpdir, remove_residue_since, require_spawner, tool_residue
+from six_spawners import SPAWNERS, interrupt_once_mounted, private_tmpdir, remove_residue_since, require_spawner, tool_residue
 
 
 def verdicts(run):
@@ -314,21 +312,5 @@ def test_bind_alias_interrupted_mid_attempt_leaves_no_mount(breakout_bin, tmp_pa
     """SIGINT while the probe waits in its spawner: the bind mount goes with the attempt (RAII)."""
     if os.geteuid() != 0:
         pytest.skip("needs root (mounts)")
-    slow = tmp_path / "slow.toml"
-    slow.write_text('name = "slow"\ndescription = "sleeps before the command"\nrequires = ["sh"]\n'
-                    'command = ["sh", "-c", "sleep 20; exec \\"$@\\"", "slow", "{argv...}"]\n'
-                    'writable_root = []\ndeny_read_dir = []\ndeny_read_file = []\n'
-                    '[network]\nnone = []\nfull = []\n')
-    with alias_tmpdir() as root:
-        proc = subprocess.Popen([str(breakout_bin), "run", "--no-history", "--spawner", str(slow), "--suite",
-                                 "host-ipc", "--only", BIND, "--out", str(tmp_path / "o")],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.time() + 20
-        while time.time() < deadline and not bind_alias_mounts(root):
-            time.sleep(0.05)
-        assert bind_alias_mounts(root), "the run never bind-mounted its socket"
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-        assert proc.returncode == 130, err.decode(errors="replace")[-2000:]
-        assert bind_alias_mounts(root) == []
-        assert not list(root.iterdir()), "the interrupted run left its work root"
+    interrupt_once_mounted(breakout_bin, tmp_path, ["--suite", "host-ipc", "--only", BIND], "h8alias-",
+                           bind_alias_mounts, "bind-mounted its socket")

@@ -11,14 +11,12 @@ leaves no mount behind, also when interrupted; without CAP_SYS_ADMIN the attempt
 import json
 import os
 import shutil
-import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from six_spawners import SPAWNERS, private_tmpdir, remove_residue_since, require_spawner, tool_residue
+from six_spawners import SPAWNERS, interrupt_once_mounted, private_tmpdir, remove_residue_since, require_spawner, tool_residue
 from conftest import FIXTURES
 
 
@@ -142,20 +140,4 @@ def test_interrupted_mid_attempt_leaves_no_mount(breakout_bin, tmp_path):
     """SIGINT while the probe sits in its spawner: the mount goes with the attempt (RAII)."""
     if os.geteuid() != 0:
         pytest.skip("needs root (mounts)")
-    slow = tmp_path / "slow.toml"
-    slow.write_text('name = "slow"\ndescription = "sleeps before the command"\nrequires = ["sh"]\n'
-                    'command = ["sh", "-c", "sleep 20; exec \\"$@\\"", "slow", "{argv...}"]\n'
-                    'writable_root = []\ndeny_read_dir = []\ndeny_read_file = []\n'
-                    '[network]\nnone = []\nfull = []\n')
-    with submount_tmpdir() as root:
-        proc = subprocess.Popen([str(breakout_bin), "run", "--no-history", "--spawner", str(slow), "--only", ONLY,
-                                 "--out", str(tmp_path / "o")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.time() + 20
-        while time.time() < deadline and not harness_mounts(root):
-            time.sleep(0.05)
-        assert harness_mounts(root), "the run never mounted its tmpfs"
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-        assert proc.returncode == 130, err.decode(errors="replace")[-2000:]
-        assert harness_mounts(root) == []
-        assert not list(root.iterdir()), "the interrupted run left its work root"
+    interrupt_once_mounted(breakout_bin, tmp_path, ["--only", ONLY], "h9sub-", harness_mounts, "mounted its tmpfs")
