@@ -40,6 +40,8 @@ std::string endpoint_reach(const std::string& endpoint) {
   return "loopback";
 }
 
+bool told_apart_by_port(const std::string& endpoint) { return endpoint == "proxy-denied"; }
+
 const char* bind_alias_policy_path(const std::string& endpoint) {
   if (endpoint == "unix-outside") return "sibling/bind-alias.sock";
   if (endpoint == "unix-workspace") return "workspace/bind-alias.sock";

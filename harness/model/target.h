@@ -34,6 +34,9 @@ Target parse_target(const std::string& text);
 // "host-socket" (unix path socket outside the workspace) or "abstract-socket".
 std::string endpoint_reach(const std::string& endpoint);
 bool is_known_endpoint(const std::string& endpoint);
+// net:proxy-denied sits on the external host's address, as net:proxy-allowed does: only its port
+// tells them apart (a proxy allowlist of hosts without ports cannot deny it).
+bool told_apart_by_port(const std::string& endpoint);
 
 // Where the harness listens for net:unix-outside: a path socket in the attempt
 // tree's parent directory (stand-in for docker.sock, an ssh-agent socket).

@@ -25,7 +25,8 @@ constexpr const char* kScalars[] = {"{cwd}", "{workspace}", "{home}", "{tree}", 
                                     "{spawner_dir}", "{config}"};
 // What "{x:json}" / "{x:toml}" may name besides the scalars: lists (arrays) and tables.
 constexpr const char* kTypedLists[] = {"writable",  "deny_read", "deny_write", "env_names",       "env_unset",
-                                       "env_set",   "env_pinned", "env_pinned_names", "proxy_allow", "proxy_deny"};
+                                       "env_set",   "env_pinned", "env_pinned_names", "proxy_allow", "proxy_deny",
+                                       "proxy_rules"};
 
 // Where a template may use placeholders and which kinds.
 struct PlaceholderRules {
@@ -127,7 +128,7 @@ ProfileConfigFile parse_config_file(const toml::table& t, const std::string& whe
 
 ProfileInexpressible parse_inexpressible(const toml::table& t, const std::string& where) {
   schema::only_fields(t, {"writable_roots", "deny_read", "deny_write", "env_filter", "env_pinned", "exec_cwd",
-                          "caller_fds"},
+                          "caller_fds", "proxy_ports", "proxy_local"},
                      where);
   ProfileInexpressible c;
   c.deny_read = schema::optional_string(t, "deny_read", where).value_or("");
@@ -136,6 +137,8 @@ ProfileInexpressible parse_inexpressible(const toml::table& t, const std::string
   c.env_pinned = schema::optional_string(t, "env_pinned", where).value_or("");
   c.exec_cwd = schema::optional_string(t, "exec_cwd", where).value_or("");
   c.caller_fds = schema::optional_string(t, "caller_fds", where).value_or("");
+  c.proxy_ports = schema::optional_string(t, "proxy_ports", where).value_or("");
+  c.proxy_local = schema::optional_string(t, "proxy_local", where).value_or("");
   if (const toml::node* w = t.get("writable_roots")) {
     const toml::table* wt = w->as_table();
     if (!wt) schema::fail("bad-type", where + ".writable_roots", "must be a table { max = N, reason = \"...\" }");

@@ -41,6 +41,14 @@ struct ProfileInexpressible {
   std::string env_pinned;       // cannot pin a value: env-pinned attempts skipped
   std::string exec_cwd;         // makes the exec's cwd writable: cwd-write outside the roots skipped
   std::string caller_fds;       // passes the caller's open fds on: fd-leak denials skipped
+  // network = "proxy": an allowlist of hosts without ports. The tool is told hosts
+  // (template_spawner.cc, proxy_lists), and denials through its proxy that only a port tells
+  // apart from the allowed destination (model/target.h) are skipped.
+  std::string proxy_ports;
+  // network = "proxy": the tool's proxy is set to admit local addresses (the harness's external
+  // host is in 198.18.0.0/15, RFC 2544, which some proxies count as local), so denials through
+  // it to the host's loopback are skipped.
+  std::string proxy_local;
 };
 
 // [refuses.<mechanism>]: a kernel mechanism the tool refuses whatever the policy says

@@ -8,6 +8,7 @@
 #include "harness/core/text.h"
 #include "harness/model/class_spec.h"
 #include "harness/model/expectation.h"
+#include "harness/model/target.h"
 #include "harness/platform/os.h"
 #include "harness/platform/process.h"
 
@@ -52,6 +53,34 @@ bool exists_now(const fs::path& p, fs::file_status* st = nullptr) {
   const auto s = fs::symlink_status(p, ec);
   if (st) *st = s;
   return !ec && fs::exists(s);
+}
+
+// An allowlist entry without its port: "198.18.0.2:8080" -> "198.18.0.2", "[::1]:80" -> "[::1]";
+// a name or a bare address stays as it is.
+std::string host_of(const std::string& entry) {
+  if (!entry.empty() && entry.front() == '[') return entry.substr(0, entry.find(']') + 1);
+  if (std::count(entry.begin(), entry.end(), ':') == 1) return entry.substr(0, entry.find(':'));
+  return entry;
+}
+
+// The proxy's allow and deny entries as this tool is told them. A tool whose allowlist has no
+// ports ([cannot_express] proxy_ports) is told hosts, and a denied entry whose host is allowed is
+// left out: without its port it would deny the allowed destination too. The denials that entry
+// decided are skipped with the profile's reason (cannot_express_execution), never judged.
+struct ProxyLists {
+  std::vector<std::string> allow, deny;
+};
+ProxyLists proxy_lists(const Profile& profile, const SpawnRequest& r) {
+  if (profile.cannot.proxy_ports.empty()) return {r.proxy_allow, r.proxy_deny};
+  ProxyLists told;
+  for (const auto& a : r.proxy_allow)
+    if (const auto h = host_of(a); std::find(told.allow.begin(), told.allow.end(), h) == told.allow.end())
+      told.allow.push_back(h);
+  for (const auto& d : r.proxy_deny)
+    if (const auto h = host_of(d); std::find(told.allow.begin(), told.allow.end(), h) == told.allow.end() &&
+                                   std::find(told.deny.begin(), told.deny.end(), h) == told.deny.end())
+      told.deny.push_back(h);
+  return told;
 }
 
 // The scalars of one spawn, unescaped.
@@ -103,9 +132,15 @@ void add_typed(std::map<std::string, std::string>& vars, const Profile& profile,
       for (const auto& d : r.resolved.deny_write) items.push_back(path_text(d));
       value = array(items);
     } else if (name == "proxy_allow") {  // network = "proxy" only; [] otherwise
-      value = array(r.proxy_allow);
+      value = array(proxy_lists(profile, r).allow);
     } else if (name == "proxy_deny") {
-      value = array(r.proxy_deny);
+      value = array(proxy_lists(profile, r).deny);
+    } else if (name == "proxy_rules") {  // one table: each entry -> "allow" or "deny"
+      const ProxyLists told = proxy_lists(profile, r);
+      std::map<std::string, std::string> rules;
+      for (const auto& a : told.allow) rules[a] = "allow";
+      for (const auto& d : told.deny) rules.try_emplace(d, "deny");
+      value = literal_table(f, rules);
     } else if (name == "env_names") {
       std::vector<std::string> items;
       for (const auto& [k, v] : visible) items.push_back(k);
@@ -220,6 +255,14 @@ class TemplateSpawner final : public Spawner {
       return profile_.name + " makes the exec's cwd writable: " + c.exec_cwd;
     if (!c.caller_fds.empty() && decided_by(klass) == PolicyField::kCallerFds && denied())
       return profile_.name + " passes the caller's fds on: " + c.caller_fds;
+    // Through the proxy, to a destination the tool's allowlist cannot refuse as told.
+    if (policy.network == NetworkMode::kProxy && klass == AttemptClass::kProxyConnect && target != nullptr &&
+        target->kind == TargetKind::kEndpoint && denied()) {
+      if (!c.proxy_ports.empty() && told_apart_by_port(target->value))
+        return profile_.name + " cannot tell proxy destinations apart by port: " + c.proxy_ports;
+      if (!c.proxy_local.empty() && endpoint_reach(target->value) == "loopback")
+        return profile_.name + "'s proxy is set to admit local addresses: " + c.proxy_local;
+    }
     return std::nullopt;
   }
   std::optional<std::string> refuses(Mechanism m, const Policy& policy) const override {

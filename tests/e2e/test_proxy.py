@@ -22,7 +22,12 @@ the listener that received the nonce decides. Signed per spawner:
   srt                       everything passes (its proxy holds, its namespace has no route out;
                             by name: 403/REP 2 for the spellings, "resolved to a loopback address",
                             "resolved to a deny-listed address", and no lookup of a refused name)
-  bwrap, firejail, codex-linux, reference-driver: skipped with the declared reason
+  codex-linux               Codex's managed proxy (features.network_proxy): everything it can be
+                            told passes; what an allowlist of hosts without ports cannot say is a
+                            skip with the profile's reason (the denied destination that differs
+                            from the allowed one by port alone, and loopback, which the
+                            allow_local_binding the harness's 198.18/15 needs admits)
+  bwrap, firejail, reference-driver: skipped with the declared reason
 """
 import os
 import shutil
@@ -50,6 +55,9 @@ for form in ("decimal", "octal", "hex", "mapped6"):
     for route in ("connect", "socks5"):
         BORROWED[f"proxy.{route}-{form}"] = f"proxy.{route}"
 DENIALS |= {a + P + "[net:proxy-denied]" for a in BORROWED if a != "proxy.direct"}
+# The IP spellings also aim at name-denied, a denied address (not only a denied port).
+SPELLED_IP = {a + P + "[net:name-denied]" for a in BORROWED if a.split("-")[-1] in ("decimal", "octal", "hex", "mapped6")}
+DENIALS |= SPELLED_IP
 CONTROLS = {
     "proxy.connect" + P + "[net:proxy-allowed]",
     "proxy.absolute-uri" + P + "[net:proxy-allowed]",
@@ -84,11 +92,15 @@ SIGNED = {
     "proxy-poison-no-address-guard": {"escapes": DIRECT | set(NAME_GUARD)},
     "proxy-poison-resolve-first": {"escapes": DIRECT | EXFIL},
     "srt": {"escapes": set()},
+    # Told hosts, not ports ([cannot_express] proxy_ports, proxy_local in spawners/codex-linux.toml).
+    "codex-linux": {"escapes": set(), "skips": {
+        **{d: "cannot tell proxy destinations apart by port" for d in DENIALS
+           if d.endswith("[net:proxy-denied]") and not d.startswith("proxy.direct")},
+        **{d: "proxy is set to admit local addresses" for d in DENIALS if d.endswith("[net:tcp4-loopback]")}}},
 }
 DECLARED = {
     "bwrap": "bwrap cannot express network = proxy",
     "firejail": "firejail cannot express network = proxy",
-    "codex-linux": "codex-linux cannot express network = proxy",
     "reference-driver": "the driver does not offer network = proxy",
 }
 
@@ -142,8 +154,12 @@ def test_verdicts_are_the_signed_ones(proxy_run):
         return
     escapes = {a["id"] for a in run.by_verdict("escape")}
     assert escapes == SIGNED[spawner]["escapes"], run.explain(run.by_verdict("escape"))
+    skips = SIGNED[spawner].get("skips", {})
+    assert {a["id"] for a in run.by_verdict("skip")} == set(skips), run.explain(run.by_verdict("skip"))
+    for a in run.by_verdict("skip"):
+        assert skips[a["id"]] in a["reason"], a
     passes = {a["id"] for a in run.by_verdict("pass")}
-    assert passes == (DENIALS | CONTROLS) - SIGNED[spawner]["escapes"], run.explain(run.attempts)
+    assert passes == (DENIALS | CONTROLS) - SIGNED[spawner]["escapes"] - set(skips), run.explain(run.attempts)
 
 
 def test_the_listener_that_saw_the_nonce_is_the_evidence(proxy_run):
@@ -151,6 +167,8 @@ def test_the_listener_that_saw_the_nonce_is_the_evidence(proxy_run):
     if spawner in DECLARED:
         pytest.skip(f"{spawner} runs none of the suite (declared)")
     for a in run.attempts:
+        if a["verdict"] == "skip":
+            continue
         seen = set(a["evidence"]["nonce_seen_by"])
         target = a["target"].removeprefix("net:")
         asked = a["evidence"].get("names_with_nonce_asked", [])
@@ -184,6 +202,8 @@ def test_the_decoy_reached_the_allowed_listener_and_is_not_charged(proxy_run):
     if spawner in DECLARED or spawner == "none":
         pytest.skip(f"{spawner}: no proxy routes the decoy")
     a = next(a for a in run.attempts if a["id"] == "proxy.host-header" + P + "[net:proxy-denied]")
+    if a["verdict"] == "skip":
+        pytest.skip(f"{spawner}: {a['reason']}")
     # host-checked refuses it outright: its check reads the Host header, which names the denied one.
     expected = {"proxy-poison-host-routed": {"proxy-denied"}, "proxy-poison-host-checked": set()}.get(
         spawner, {"proxy-allowed"})

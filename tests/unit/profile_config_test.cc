@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
@@ -153,6 +154,66 @@ TEST(ProfileConfig, CodexLinuxJoinsListsIntoOneTomlElement) {
   EXPECT_NE(std::find(argv.begin(), argv.end(), "sandbox_workspace_write.network_access=true"), argv.end());
   EXPECT_EQ(find_prefixed(argv, "CODEX_HOME="), spawner_dir_of(f.req.roots).string());
   EXPECT_EQ(argv[std::find(argv.begin(), argv.end(), "--") - argv.begin() + 1], "/bin/probe");
+}
+
+// network = "proxy" for an allowlist of hosts ([cannot_express] proxy_ports): Codex is told each
+// host once, without its port, and the denied IP:port that shares the allowed host is left out
+// (it would refuse the allowed one too); srt, whose lists take ports, is told them as they are.
+TEST(ProfileConfig, CodexProxyIsToldHostsWithoutPorts) {
+  const Profile p = load_profile_file(kSpawners / "codex-linux.toml");
+  Fixture f("/t");
+  f.policy.network = NetworkMode::kProxy;
+  f.req.proxy_allow = {"198.18.0.2:4000", "allowed.example", "*.allowed.example"};
+  f.req.proxy_deny = {"198.18.0.2:5000", "198.19.0.2:6000", "denied.allowed.example"};
+  const auto argv = expand_profile(p, f.req);
+  const std::string proxy = find_prefixed(argv, "features.network_proxy=");
+  ASSERT_FALSE(proxy.empty());
+  const toml::table t = toml::parse("v = " + proxy);
+  const toml::table* domains = t["v"]["domains"].as_table();
+  ASSERT_NE(domains, nullptr) << proxy;
+  std::map<std::string, std::string> got;
+  for (const auto& [k, v] : *domains) got[std::string(k.str())] = v.value<std::string>().value_or("?");
+  const std::map<std::string, std::string> want = {{"198.18.0.2", "allow"},        {"allowed.example", "allow"},
+                                                   {"*.allowed.example", "allow"}, {"198.19.0.2", "deny"},
+                                                   {"denied.allowed.example", "deny"}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(t["v"]["enabled"].value<bool>(), std::optional<bool>(true));
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "sandbox_workspace_write.network_access=true"), argv.end());
+
+  const Profile srt = load_profile_file(kSpawners / "srt.toml");
+  const auto file = expand_config_file(srt, f.req);
+  ASSERT_TRUE(file.has_value());
+  const auto settings = nlohmann::json::parse(file->second);
+  EXPECT_EQ(settings["network"]["allowedDomains"], nlohmann::json(f.req.proxy_allow));
+  EXPECT_EQ(settings["network"]["deniedDomains"], nlohmann::json(f.req.proxy_deny));
+}
+
+// What a host-only allowlist cannot say is a skip with its reason: through the proxy to the denied
+// destination told apart by port alone, and to the host's loopback (allow_local_binding); the
+// allowed destination, the name-denied one and a direct connect still run.
+TEST(ProfileConfig, CodexProxySkipsOnlyWhatHostsCannotSay) {
+  auto codex = make_template_spawner(load_profile_file(kSpawners / "codex-linux.toml"));
+  Fixture f("/w");
+  f.policy.network = NetworkMode::kProxy;
+  const Target denied = parse_target("net:proxy-denied");
+  const Target allowed = parse_target("net:proxy-allowed");
+  const Target by_name = parse_target("net:name-denied");
+  const Target loopback = parse_target("net:tcp4-loopback");
+  const auto port = codex->cannot_express_execution(f.policy, AttemptClass::kProxyConnect, &denied);
+  ASSERT_TRUE(port.has_value());
+  EXPECT_NE(port->find("apart by port"), std::string::npos);
+  const auto local = codex->cannot_express_execution(f.policy, AttemptClass::kProxyConnect, &loopback);
+  ASSERT_TRUE(local.has_value());
+  EXPECT_NE(local->find("local addresses"), std::string::npos);
+  EXPECT_FALSE(codex->cannot_express_execution(f.policy, AttemptClass::kProxyConnect, &allowed).has_value());
+  EXPECT_FALSE(codex->cannot_express_execution(f.policy, AttemptClass::kProxyConnect, &by_name).has_value());
+  EXPECT_FALSE(codex->cannot_express_execution(f.policy, AttemptClass::kNetConnect, &denied).has_value());
+  Policy full = f.policy;
+  full.network = NetworkMode::kFull;  // only network = proxy has a proxy to skip for
+  EXPECT_FALSE(codex->cannot_express_execution(full, AttemptClass::kProxyConnect, &denied).has_value());
+  auto srt = make_template_spawner(load_profile_file(kSpawners / "srt.toml"));
+  EXPECT_FALSE(srt->cannot_express_execution(f.policy, AttemptClass::kProxyConnect, &denied).has_value());
+  EXPECT_FALSE(srt->cannot_express_execution(f.policy, AttemptClass::kProxyConnect, &loopback).has_value());
 }
 
 // A rule the tool cannot express skips only the executions it decides, with the reason.
