@@ -27,6 +27,11 @@ the listener that received the nonce decides. Signed per spawner:
                             skip with the profile's reason (the denied destination that differs
                             from the allowed one by port alone, and loopback, which the
                             allow_local_binding the harness's 198.18/15 needs admits)
+  srt-behind-parent         the real srt chained through a parent HTTP proxy on the host's
+                            loopback (its HTTPS_PROXY; fixtures/proxy/parent_relay.py): the
+                            allowlist holds on every route, but names go to the parent unresolved,
+                            so srt's resolved-address guard never runs: proxy.name-loopback,
+                            proxy.socks5-name-loopback and proxy.name-to-denied-address escape
   bwrap, firejail, reference-driver: skipped with the declared reason
 """
 import os
@@ -92,6 +97,7 @@ SIGNED = {
     "proxy-poison-no-address-guard": {"escapes": DIRECT | set(NAME_GUARD)},
     "proxy-poison-resolve-first": {"escapes": DIRECT | EXFIL},
     "srt": {"escapes": set()},
+    "srt-behind-parent": {"escapes": set(NAME_GUARD)},
     # Told hosts, not ports ([cannot_express] proxy_ports, proxy_local in spawners/codex-linux.toml).
     "codex-linux": {"escapes": set(), "skips": {
         **{d: "cannot tell proxy destinations apart by port" for d in DENIALS
@@ -106,14 +112,14 @@ DECLARED = {
 
 
 def spawner_arg(name):
-    return str(FIXTURES / f"{name}.toml") if name.startswith("proxy-poison") else name
+    return str(FIXTURES / f"{name}.toml") if name.startswith(("proxy-poison", "srt-behind")) else name
 
 
 def require(spawner):
     if os.geteuid() != 0:
         pytest.skip("needs root (the external host is a network namespace)")
-    if spawner in AGENT_TOOLS:
-        require_agent(spawner)
+    if spawner in AGENT_TOOLS or spawner == "srt-behind-parent":
+        require_agent(spawner.removesuffix("-behind-parent"))
     elif spawner in ("bwrap", "firejail"):
         require_root_tool(spawner)
     elif spawner == "reference-driver" and shutil.which("bwrap") is None:
