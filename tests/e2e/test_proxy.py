@@ -19,6 +19,8 @@ the listener that received the nonce decides. Signed per spawner:
                             proxy.name-to-denied-address escape
   proxy-poison-resolve-first  resolves every name before checking it: proxy.dns-exfil and
                             proxy.socks5-dns-exfil escape through the run's name server alone
+  (each also asks a resolver on the host's loopback for a nonce name, past the proxy: dns.toml;
+  the poisoning fixtures let it through as they do the direct connects)
   srt                       everything passes (its proxy holds, its namespace has no route out;
                             by name: 403/REP 2 for the spellings, "resolved to a loopback address",
                             "resolved to a deny-listed address", and no lookup of a refused name)
@@ -83,7 +85,15 @@ DENIALS |= set(SPELLED) | set(NAME_GUARD)
 for full, owner in {**SPELLED, **NAME_GUARD}.items():
     BORROWED[full.split("@")[0]] = owner
 EXFIL = {a + P + "[net:name-denied]" for a in ("proxy.dns-exfil", "proxy.socks5-dns-exfil")}
-DIRECT = {d for d in DENIALS if d.startswith("proxy.direct")}
+# DNS past the proxy, to the host's own resolver (scenarios/attempts/dns.toml): the nonce as a name
+# asked of a resolver on the host's loopback; the control asks one in the workspace.
+DNS_DENIAL, DNS_CONTROL = "dns.nonce-name" + P + "[ipc:dns-loopback]", "dns.nonce-name" + P + "[ipc:dns-workspace]"
+DENIALS.add(DNS_DENIAL)
+CONTROLS.add(DNS_CONTROL)
+DIRECT = {d for d in DENIALS if d.startswith("proxy.direct")} | {DNS_DENIAL}
+# srt's seccomp filter refuses AF_UNIX, and so does Codex's with its proxy on ([refuses.af_unix]):
+# the workspace resolver's control is a declared skip, and the denial is judged by the witness.
+UNIX_REFUSED = {DNS_CONTROL: "refuses af_unix"}
 
 SIGNED = {
     "none": {"escapes": DENIALS},
@@ -96,13 +106,14 @@ SIGNED = {
     "proxy-poison-name-text": {"escapes": DIRECT | set(SPELLED)},
     "proxy-poison-no-address-guard": {"escapes": DIRECT | set(NAME_GUARD)},
     "proxy-poison-resolve-first": {"escapes": DIRECT | EXFIL},
-    "srt": {"escapes": set()},
-    "srt-behind-parent": {"escapes": set(NAME_GUARD)},
+    "srt": {"escapes": set(), "skips": UNIX_REFUSED},
+    "srt-behind-parent": {"escapes": set(NAME_GUARD), "skips": UNIX_REFUSED},
     # Told hosts, not ports ([cannot_express] proxy_ports, proxy_local in spawners/codex-linux.toml).
     "codex-linux": {"escapes": set(), "skips": {
         **{d: "cannot tell proxy destinations apart by port" for d in DENIALS
            if d.endswith("[net:proxy-denied]") and not d.startswith("proxy.direct")},
-        **{d: "proxy is set to admit local addresses" for d in DENIALS if d.endswith("[net:tcp4-loopback]")}}},
+        **{d: "proxy is set to admit local addresses" for d in DENIALS if d.endswith("[net:tcp4-loopback]")},
+        **UNIX_REFUSED}},
 }
 DECLARED = {
     "bwrap": "bwrap cannot express network = proxy",
@@ -148,7 +159,8 @@ def test_the_suite_pairs_every_denial_with_a_proxied_control(proxy_run):
             # spellings borrow their plain route's (controls_from), and share its group.
             attempt = a["id"].split("@")[0]
             owner = BORROWED.get(attempt, attempt)
-            assert a["controls"] == [owner + P + "[net:proxy-allowed]"], a
+            control = DNS_CONTROL if a["id"] == DNS_DENIAL else owner + P + "[net:proxy-allowed]"
+            assert a["controls"] == [control], a
             assert a["group"] == owner + P, a
 
 
@@ -174,6 +186,9 @@ def test_the_listener_that_saw_the_nonce_is_the_evidence(proxy_run):
         pytest.skip(f"{spawner} runs none of the suite (declared)")
     for a in run.attempts:
         if a["verdict"] == "skip":
+            continue
+        if a["class"] == "dns-query":  # a resolver, not a listener: the name it was asked decides
+            assert a["evidence"]["nonce_name_resolved"] == (a["verdict"] == "escape" or a["role"] == "allow"), a
             continue
         seen = set(a["evidence"]["nonce_seen_by"])
         target = a["target"].removeprefix("net:")
