@@ -21,7 +21,8 @@ the listener that received the nonce decides. Signed per spawner:
                             proxy.socks5-dns-exfil escape through the run's name server alone
   (each also asks a resolver on the host's loopback for a nonce name, past the proxy: dns.toml;
   the poisoning fixtures let it through as they do the direct connects)
-  srt                       everything passes (its proxy holds, its namespace has no route out;
+  srt                       everything passes but the workspace resolver's control, its declared
+                            AF_UNIX refusal (its proxy holds, its namespace has no route out;
                             by name: 403/REP 2 for the spellings, "resolved to a loopback address",
                             "resolved to a deny-listed address", and no lookup of a refused name)
   codex-linux               Codex's managed proxy (features.network_proxy): everything it can be
@@ -63,7 +64,8 @@ for form in ("decimal", "octal", "hex", "mapped6"):
         BORROWED[f"proxy.{route}-{form}"] = f"proxy.{route}"
 DENIALS |= {a + P + "[net:proxy-denied]" for a in BORROWED if a != "proxy.direct"}
 # The IP spellings also aim at name-denied, a denied address (not only a denied port).
-SPELLED_IP = {a + P + "[net:name-denied]" for a in BORROWED if a.split("-")[-1] in ("decimal", "octal", "hex", "mapped6")}
+SPELLED_IP = {a + P + "[net:name-denied]" for a in BORROWED
+              if a.split("-")[-1] in ("decimal", "octal", "hex", "mapped6")}
 DENIALS |= SPELLED_IP
 CONTROLS = {
     "proxy.connect" + P + "[net:proxy-allowed]",
