@@ -72,14 +72,14 @@ struct ProxyLists {
 };
 ProxyLists proxy_lists(const Profile& profile, const SpawnRequest& r) {
   if (profile.cannot.proxy_ports.empty()) return {r.proxy_allow, r.proxy_deny};
+  const auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
   ProxyLists told;
   for (const auto& a : r.proxy_allow)
-    if (const auto h = host_of(a); std::find(told.allow.begin(), told.allow.end(), h) == told.allow.end())
-      told.allow.push_back(h);
+    if (const auto h = host_of(a); !has(told.allow, h)) told.allow.push_back(h);
   for (const auto& d : r.proxy_deny)
-    if (const auto h = host_of(d); std::find(told.allow.begin(), told.allow.end(), h) == told.allow.end() &&
-                                   std::find(told.deny.begin(), told.deny.end(), h) == told.deny.end())
-      told.deny.push_back(h);
+    if (const auto h = host_of(d); !has(told.allow, h) && !has(told.deny, h)) told.deny.push_back(h);
   return told;
 }
 
@@ -98,6 +98,11 @@ void add_scalars(std::map<std::string, std::string>& vars, const Profile& profil
 // runs per input in fuzz/policy_model_fuzzer.cc). `vars` already holds the raw scalars.
 void add_typed(std::map<std::string, std::string>& vars, const Profile& profile, const SpawnRequest& r,
                const std::map<std::string, std::string>& visible) {
+  std::optional<ProxyLists> told;  // once per spawn, for whichever of the proxy placeholders it uses
+  const auto proxy = [&]() -> const ProxyLists& {
+    if (!told) told = proxy_lists(profile, r);
+    return *told;
+  };
   for (const auto& ph : profile.typed_used) {
     const auto colon = ph.find(':');
     const std::string name = ph.substr(1, colon - 1);
@@ -132,14 +137,13 @@ void add_typed(std::map<std::string, std::string>& vars, const Profile& profile,
       for (const auto& d : r.resolved.deny_write) items.push_back(path_text(d));
       value = array(items);
     } else if (name == "proxy_allow") {  // network = "proxy" only; [] otherwise
-      value = array(proxy_lists(profile, r).allow);
+      value = array(proxy().allow);
     } else if (name == "proxy_deny") {
-      value = array(proxy_lists(profile, r).deny);
+      value = array(proxy().deny);
     } else if (name == "proxy_rules") {  // one table: each entry -> "allow" or "deny"
-      const ProxyLists told = proxy_lists(profile, r);
       std::map<std::string, std::string> rules;
-      for (const auto& a : told.allow) rules[a] = "allow";
-      for (const auto& d : told.deny) rules.try_emplace(d, "deny");
+      for (const auto& a : proxy().allow) rules[a] = "allow";
+      for (const auto& d : proxy().deny) rules.try_emplace(d, "deny");
       value = literal_table(f, rules);
     } else if (name == "env_names") {
       std::vector<std::string> items;

@@ -12,6 +12,8 @@ def none_run(run_breakout):
 
 
 SESSION_CLASSES = {"session-shutdown", "boot-failure", "session-hygiene", "session-setup"}
+
+
 def fs_api(a):
     """The spawner's own file API (drivers with capability fs): no probe runs, the harness asks the driver."""
     return a["probe"] == "driver-fs"
