@@ -149,6 +149,9 @@ Response DriverConnection::call(const std::string& op, const std::function<std::
 }
 
 nlohmann::json DriverConnection::evidence() const {
+  // What the driver wrote to stderr before its last answer is counted, not only what the drain
+  // thread happened to have read; bounded, as the driver may still be writing.
+  channel_->catch_up_stderr(250ms);
   std::lock_guard lock(mu_);
   nlohmann::json e = {{"driver_pid", channel_->pid()},
                       {"stderr_bytes", channel_->stderr_total()},

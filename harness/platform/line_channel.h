@@ -46,6 +46,10 @@ class LineChannel {
   virtual int pid() const = 0;
   // Waits up to `timeout` for stderr to reach EOF (every byte counted), then stops draining.
   virtual void finish_stderr(std::chrono::milliseconds timeout) = 0;
+  // Waits up to `timeout` until the bytes already waiting in the stderr pipe are counted, so a
+  // record taken after an answer counts everything the child wrote before that answer. The goal is
+  // fixed on entry: a child that keeps writing cannot stretch the wait past what was there.
+  virtual void catch_up_stderr(std::chrono::milliseconds timeout) = 0;
   virtual std::string stderr_tail() const = 0;
   virtual std::size_t stderr_total() const = 0;
 };

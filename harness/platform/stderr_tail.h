@@ -22,6 +22,7 @@ struct StderrTail {
     total += n;
     tail.append(data, n);
     if (tail.size() > keep) tail.erase(0, tail.size() - keep);
+    cv.notify_all();
   }
   void mark_done() {
     std::lock_guard lock(mu);
@@ -32,6 +33,11 @@ struct StderrTail {
   void wait_done(std::chrono::milliseconds timeout) {
     std::unique_lock lock(mu);
     cv.wait_for(lock, timeout, [this] { return done; });
+  }
+  // Waits until `goal` bytes are counted, stderr ended, or `deadline`.
+  void wait_counted(std::size_t goal, std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mu);
+    cv.wait_until(lock, deadline, [&] { return total >= goal || done; });
   }
   std::string copy() const {
     std::lock_guard lock(mu);

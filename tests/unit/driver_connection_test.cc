@@ -1,7 +1,11 @@
 // A hostile or broken driver cannot hang or crash the harness: each misbehaviour is a clear error within its bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <thread>
+#include <vector>
 
 #include "harness/driver/connection.h"
 
@@ -112,4 +116,28 @@ TEST(DriverConnection, StderrFloodIsDrainedAndBounded) {
   const auto e = c->evidence();
   EXPECT_EQ(e["stderr_bytes"], 50000000u);
   EXPECT_LE(e["stderr_tail"].get<std::string>().size(), 4096u + 64);  // + printable_excerpt's "more bytes" note
+}
+
+TEST(DriverConnection, EvidenceCountsTheStderrWrittenBeforeTheAnswer) {
+  // The driver stays alive, so nothing waits for stderr's end: only catching up with the pipe
+  // makes the count exact. The flood's last 60000 bytes (they fit in the pipe) and the answer
+  // leave the shell back to back (builtins). Spinning threads stand for a loaded CI runner, where
+  // the drain thread is not scheduled at once: without the catch-up some rounds then miss bytes.
+  std::atomic<bool> stop{false};
+  std::vector<std::jthread> load;
+  for (unsigned i = 0; i < 2 * std::max(1u, std::thread::hardware_concurrency()); ++i)
+    load.emplace_back([&stop] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  struct StopLoad {
+    std::atomic<bool>& stop;
+    ~StopLoad() { stop = true; }
+  } stop_load{stop};
+  for (int round = 0; round < 20; ++round) {
+    auto c = sh_driver(
+        R"(read l; head -c 3000000 /dev/zero >&2; printf '%60000s' x >&2; echo '{"id": 1, "ok": true}'; read l)");
+    ASSERT_TRUE(hello(*c, 20s).ok);
+    EXPECT_EQ(c->evidence()["stderr_bytes"], 3060000u) << "round " << round;
+  }
 }

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <windows.h>
 
+#include <algorithm>
+#include <atomic>
 #include <string>
 #include <thread>
 #include <vector>
@@ -127,6 +129,29 @@ TEST(WinLineChannel, KeepsTheLastStderrBytesAndCountsAll) {
   const std::string tail = ch->stderr_tail();
   ASSERT_EQ(tail.size(), 1000u);
   EXPECT_EQ(tail.substr(tail.size() - 10), "0123456789");  // the last bytes, not the first
+}
+
+TEST(WinLineChannel, CatchingUpCountsTheStderrWrittenBeforeTheAnswer) {
+  // No wait for the child's exit or stderr's end: the catch-up alone must count every byte
+  // written before "done" (the pipe's and a completed read's not yet taken). Spinning threads
+  // stand for a loaded runner, where the drain thread is not scheduled at once.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> load;
+  for (unsigned i = 0; i < 2 * std::max(1u, std::thread::hardware_concurrency()); ++i)
+    load.emplace_back([&stop] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  for (int round = 0; round < 10; ++round) {
+    auto ch = LineChannel::start(child({"stderr-flood", "300000"}), nullptr, {});
+    std::string line;
+    EXPECT_EQ(ch->read_line(&line, 10s), LineChannel::Read::kLine);
+    EXPECT_EQ(line, "done");
+    ch->catch_up_stderr(5s);
+    EXPECT_EQ(ch->stderr_total(), 300000u) << "round " << round;
+  }
+  stop = true;
+  for (auto& t : load) t.join();
 }
 
 TEST(WinLineChannel, KillEndsTheChildAndSaysSo) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -150,6 +151,19 @@ class PosixLineChannel final : public LineChannel {
     const char byte = 'x';
     (void)!::write(wake_w_.get(), &byte, 1);
   }
+  void catch_up_stderr(std::chrono::milliseconds timeout) override {
+    // The drain thread reads and counts under err_kept_.mu, so under it FIONREAD (pipe(7)) is
+    // exactly what is written and not yet counted.
+    const auto deadline = Clock::now() + timeout;
+    std::size_t goal = 0;
+    {
+      std::lock_guard lock(err_kept_.mu);
+      int unread = 0;
+      if (::ioctl(err_.get(), FIONREAD, &unread) != 0 || unread <= 0) return;
+      goal = err_kept_.total + static_cast<std::size_t>(unread);
+    }
+    err_kept_.wait_counted(goal, deadline);
+  }
   std::string stderr_tail() const override { return err_kept_.copy(); }
   std::size_t stderr_total() const override { return err_kept_.count(); }
 
@@ -167,13 +181,13 @@ class PosixLineChannel final : public LineChannel {
         return;
       }
       if (p[1].revents != 0 && p[0].revents == 0) return;
+      std::lock_guard lock(err_kept_.mu);  // read and count as one step (catch_up_stderr)
       const ssize_t n = ::read(err_.get(), chunk, sizeof chunk);
       if (n == 0) return;
       if (n < 0) {
         if (errno == EAGAIN || errno == EINTR) continue;
         return;
       }
-      std::lock_guard lock(err_kept_.mu);
       err_kept_.append_locked(chunk, static_cast<std::size_t>(n));
     }
   }

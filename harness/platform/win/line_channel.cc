@@ -188,6 +188,17 @@ class WinLineChannel final : public LineChannel {
     err_kept_.wait_done(timeout);
     ::SetEvent(stop_stderr_.get());
   }
+  void catch_up_stderr(std::chrono::milliseconds timeout) override {
+    const auto deadline = Clock::now() + timeout;
+    std::size_t goal = 0;
+    {
+      std::lock_guard lock(err_kept_.mu);  // the drain thread takes reads under it
+      const std::size_t unread = err_reader_.unread();
+      if (unread == 0) return;
+      goal = err_kept_.total + unread;
+    }
+    err_kept_.wait_counted(goal, deadline);
+  }
   std::string stderr_tail() const override { return err_kept_.copy(); }
   std::size_t stderr_total() const override { return err_kept_.count(); }
 
@@ -203,6 +214,7 @@ class WinLineChannel final : public LineChannel {
       if (w != WAIT_OBJECT_0) break;  // stop, or a failed wait
       std::lock_guard lock(err_kept_.mu);
       err_reader_.on_signalled();  // never blocks: takes a completed read, issues the next
+      err_kept_.cv.notify_all();   // catch_up_stderr waits on the count
     }
     err_kept_.mark_done();
   }

@@ -92,6 +92,15 @@ void PipeReader::on_signalled() {
   start();
 }
 
+std::size_t PipeReader::unread() const {
+  if (!open_) return 0;
+  DWORD in_pipe = 0, done = 0;
+  if (!::PeekNamedPipe(server_.get(), nullptr, 0, nullptr, &in_pipe, nullptr)) in_pipe = 0;
+  // GetOverlappedResult with bWait FALSE only reads the status; ERROR_IO_INCOMPLETE while pending.
+  if (pending_ && !::GetOverlappedResult(server_.get(), const_cast<OVERLAPPED*>(&ov_), &done, FALSE)) done = 0;
+  return static_cast<std::size_t>(in_pipe) + (pending_ ? done : 0);
+}
+
 void PipeReader::stop() {
   if (pending_) {
     // Microsoft Learn, "CancelIoEx": the operation still completes (aborted);

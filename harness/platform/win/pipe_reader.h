@@ -40,6 +40,9 @@ class PipeReader {
   void start();
   // Call when event() is signalled: takes the completed read, then start()s again.
   void on_signalled();
+  // Bytes written by the child and not yet taken: in the pipe, or in a completed read
+  // on_signalled() has not taken yet.
+  std::size_t unread() const;
   // Stops reading (drain bound, cancellation).
   void stop();
   bool open() const { return open_; }
