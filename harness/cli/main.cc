@@ -198,7 +198,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   const NameServer names(external.get(), work.path());
   // Before the first spawn, and destroyed after the last box: removes what it lists on every exit path.
   std::string residue_why;
-  const auto residue = ResidueWatch::start(paths.probes, &residue_why);
+  const auto residue = ResidueWatch::start(paths.probes, work.path(), &residue_why);
 
   RunContext ctx;
   ctx.probes_dir = paths.probes;

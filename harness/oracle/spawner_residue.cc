@@ -71,6 +71,7 @@ void merge_residue(ResidueFindings& into, const ResidueFindings& from) {
     if (into.files.size() < kMaxResidueItems) into.files.push_back(x);
   for (const auto& p : from.processes)
     if (into.processes.size() < kMaxResidueItems) into.processes.push_back(p);
+  into.subdirs_watched += from.subdirs_watched;
   into.files_total += from.files_total;
   into.processes_total += from.processes_total;
   into.unidentified += from.unidentified;
@@ -100,6 +101,7 @@ std::vector<std::string> residue_lines(const ResidueFindings& f) {
 
 nlohmann::json residue_json(const ResidueFindings& f) {
   nlohmann::json j = {{"watched", f.watched},
+                      {"subdirs_watched", f.subdirs_watched},
                       {"files_total", f.files_total},
                       {"processes_total", f.processes_total},
                       {"unidentified", f.unidentified},
@@ -123,6 +125,7 @@ ResidueFindings residue_from_json(const nlohmann::json& j) {
   if (j.contains("watched") && j["watched"].is_array())
     for (const auto& w : j["watched"])
       if (w.is_string()) f.watched.push_back(w.get<std::string>());
+  f.subdirs_watched = j.value("subdirs_watched", std::size_t{0});
   f.files_total = j.value("files_total", std::size_t{0});
   f.processes_total = j.value("processes_total", std::size_t{0});
   f.unidentified = j.value("unidentified", std::size_t{0});

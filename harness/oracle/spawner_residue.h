@@ -1,5 +1,5 @@
-// What the spawner itself leaves on the host: entries it created directly in the shared temp
-// directories that outlive the run, and its own processes still running once its command ended.
+// What the spawner itself leaves on the host: entries it created in the shared temp directories
+// (or in a directory already there) that outlive the run, and its own processes still running once its command ended.
 //
 // A hygiene finding reported beside the verdicts, never an attempt's verdict: what the
 // sandbox's own setup leaves is charged to the spawner, not to the probe (issue 18, Deliver 4:
@@ -8,7 +8,7 @@
 // with the attempt's box), also when the run is interrupted.
 //
 //   std::string why;
-//   auto watch = ResidueWatch::start(probes_dir, &why);   // null: why says what is missing
+//   auto watch = ResidueWatch::start(probes_dir, work_root, &why);  // null: why says what is missing
 //   watch->enroll(box, ex.id);  ...  watch->before_kill(box, ex.id);  box.kill_all();
 //   ResidueFindings f = watch->finish();                  // removes the files it lists
 #pragma once
@@ -51,6 +51,7 @@ struct ResidueProcess {
 struct ResidueFindings {
   std::string unavailable;            // why nothing was watched ("" when it was)
   std::vector<std::string> watched;   // directories watched
+  std::size_t subdirs_watched = 0;    // directories already in them at the start, watched too
   std::vector<ResidueFile> files;     // at most kMaxResidueItems each
   std::vector<ResidueProcess> processes;
   std::size_t files_total = 0, processes_total = 0;
@@ -87,10 +88,13 @@ ResidueFindings residue_from_json(const nlohmann::json& j);  // tolerant: missin
 // The watcher of one run (platform code: oracle/posix/residue_watch.cc, oracle/win/residue_watch.cc).
 class ResidueWatch {
  public:
-  // Starts watching /tmp, /dev/shm and /run for entries created inside them. `probes_dir` names
-  // the probe binaries: what a probe creates is its attempt's business, not residue. Null, with
-  // `why_not` set, where the platform or the privileges do not allow it.
-  static std::unique_ptr<ResidueWatch> start(const std::filesystem::path& probes_dir, std::string* why_not);
+  // Starts watching /tmp, /dev/shm and /run, and the directories already in them (at most 256),
+  // for entries created inside them. `probes_dir` names the probe binaries: what a probe creates
+  // is its attempt's business, not residue. `own_root` (the run's work root) is not watched inside:
+  // the harness removes it. Null, with `why_not` set, where the platform or the privileges do not
+  // allow it.
+  static std::unique_ptr<ResidueWatch> start(const std::filesystem::path& probes_dir,
+                                             const std::filesystem::path& own_root, std::string* why_not);
   virtual ~ResidueWatch() = default;
 
   // From now on, what processes in `box` create is charged to `execution`.

@@ -6,12 +6,15 @@ each new entry to the attempt whose box held its creator, lists the spawner's pr
 running once the spawn is over, and removes both. It is a hygiene finding, never a verdict.
 """
 import glob
+import shutil
 import subprocess
+from pathlib import Path
 
 from conftest import FIXTURES, require_root_tool
 
 ONLY = "fs.read.secrets*"  # one cheap family; its verdicts are not what this file tests
 PREFIX = "/tmp/breakout-residue-fixture-"
+SHARED = "/tmp/breakout-residue-shared"
 
 
 def residue_of(run):
@@ -27,7 +30,16 @@ def sleepers():
 def test_residue_is_listed_charged_and_removed(run_breakout):
     require_root_tool("sh")  # attribution is by the attempt's cgroup
     before = set(glob.glob(PREFIX + "*"))
-    run = run_breakout("--spawner", str(FIXTURES / "leaves-residue.toml"), "--suite", "default", "--only", ONLY)
+    # A directory that was there before the run, as Codex's per-user one is: what the spawner
+    # leaves inside it is residue too, and the directory stays.
+    shared = Path(SHARED)
+    shutil.rmtree(shared, ignore_errors=True)  # a crashed run's
+    shared.mkdir()
+    try:
+        run = run_breakout("--spawner", str(FIXTURES / "leaves-residue.toml"), "--suite", "default", "--only", ONLY)
+        left_inside = sorted(p.name for p in shared.iterdir())
+    finally:
+        shutil.rmtree(shared)
     residue = residue_of(run)
     assert "unavailable" not in residue, residue
     assert "/tmp" in residue["watched"], residue
@@ -42,6 +54,13 @@ def test_residue_is_listed_charged_and_removed(run_breakout):
     assert {f["execution"] for f in files} == ids, residue
     assert residue["unidentified"] == 0, residue
     assert set(glob.glob(PREFIX + "*")) <= before, "the harness left the spawner's files"
+
+    inside = [f for f in residue["files"] if f["path"].startswith(SHARED + "/")]
+    assert len(inside) == len(ids) and all(f["removed"] for f in inside), residue
+    assert {f["execution"] for f in inside} == ids, residue
+    assert left_inside == [], left_inside
+    assert residue["subdirs_watched"] >= 1, residue
+    assert not [f for f in residue["files"] if f["path"] == SHARED], "the directory was there before the run"
 
     helpers = [p for p in residue["processes"] if p["comm"] == "sleep"]
     assert len(helpers) == len(ids), residue

@@ -1,16 +1,19 @@
 // Linux: the spawner's residue seen through fanotify(7) directory-entry events on /tmp, /dev/shm
-// and /run, each creator identified by its cgroup (the attempt's box) while it is alive.
+// and /run and the directories already in them, each creator identified by its cgroup (the
+// attempt's box) while it is alive.
 //
 // fanotify_init(2) with FAN_REPORT_DFID_NAME reports which directory gained which name, and the
 // pid of the process that made it (Linux 5.9). The event is queued inside the creating syscall,
 // so a read before the box is emptied sees every entry its processes made. A creator that exited
 // before it was read cannot be told from a stranger: it is counted, never charged or removed.
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/fanotify.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -51,13 +54,18 @@ constexpr std::size_t kMaxProcessesPerBox = 16;
 // Entries remembered while the run goes on (bounded against a spawner that floods /tmp).
 constexpr std::size_t kMaxRemembered = 20000;
 constexpr std::size_t kMaxProcessesScanned = 65536;
+// The directories already in the watched ones when the run starts are watched too (Codex makes a
+// directory per spawn in its /tmp/codex-bwrap-synthetic-mount-targets-0, which outlives runs);
+// bounded, as each holds an fd and a mark.
+constexpr std::size_t kMaxSubdirs = 256;
 
 using InodeKey = std::pair<dev_t, ino_t>;
 
 struct WatchedDir {
   std::string path;
   UniqueFd fd;
-  std::string handle;  // handle_type + f_handle bytes, as fanotify reports the directory
+  std::string key;    // fsid + handle_type + f_handle bytes, as fanotify reports the directory
+  bool root = false;  // one of kWatched (else a directory already in one when the watch started)
 };
 
 struct Entry {
@@ -68,19 +76,24 @@ struct Entry {
   std::string creator, execution;
 };
 
-std::string handle_key(const file_handle& h) {
-  std::string key(reinterpret_cast<const char*>(&h.handle_type), sizeof h.handle_type);
+// A handle names an inode only within its filesystem (tmpfs numbers its inodes from 1 in each
+// instance), so the key holds the filesystem id too: fanotify reports statfs's f_fsid
+// (fanotify(7), fanotify_event_info_fid).
+std::string dir_key(const void* fsid, const file_handle& h) {
+  std::string key(static_cast<const char*>(fsid), sizeof(fsid_t));
+  key.append(reinterpret_cast<const char*>(&h.handle_type), sizeof h.handle_type);
   key.append(reinterpret_cast<const char*>(h.f_handle), h.handle_bytes);
   return key;
 }
 
-std::optional<std::string> own_handle(const std::string& path) {
+std::optional<std::string> own_key(int fd) {
+  struct statfs fs{};
   alignas(file_handle) unsigned char buf[sizeof(file_handle) + MAX_HANDLE_SZ];
   auto* h = reinterpret_cast<file_handle*>(buf);
   h->handle_bytes = MAX_HANDLE_SZ;
   int mount_id = 0;
-  if (::name_to_handle_at(AT_FDCWD, path.c_str(), h, &mount_id, 0) != 0) return std::nullopt;
-  return handle_key(*h);
+  if (::fstatfs(fd, &fs) != 0 || ::name_to_handle_at(fd, "", h, &mount_id, AT_EMPTY_PATH) != 0) return std::nullopt;
+  return dir_key(&fs.f_fsid, *h);
 }
 
 std::string kind_of(mode_t m) {
@@ -155,6 +168,7 @@ class FanotifyResidueWatch final : public ResidueWatch {
  public:
   FanotifyResidueWatch(UniqueFd fan, UniqueFd wake, std::vector<WatchedDir> dirs, std::set<InodeKey> probes)
       : fan_(std::move(fan)), wake_(std::move(wake)), dirs_(std::move(dirs)), probes_(std::move(probes)) {
+    for (std::size_t i = 0; i < dirs_.size(); ++i) by_key_.emplace(dirs_[i].key, i);
     reader_ = std::thread([this] { read_until_stopped(); });
   }
   ~FanotifyResidueWatch() override { finish(); }
@@ -196,7 +210,10 @@ class FanotifyResidueWatch final : public ResidueWatch {
     if (reader_.joinable()) reader_.join();
     drain();
     std::lock_guard lock(mu_);
-    for (const auto& d : dirs_) found_.watched.push_back(d.path);
+    for (const auto& d : dirs_) {
+      if (d.root) found_.watched.push_back(d.path);
+      else ++found_.subdirs_watched;
+    }
     for (const Entry& e : entries_) {
       struct stat st{};
       const int dirfd = dirs_[e.dir].fd.get();
@@ -291,17 +308,17 @@ class FanotifyResidueWatch final : public ResidueWatch {
         const char* record_end = p + h->len;
         if (name < record_end) {
           const std::size_t name_len = ::strnlen(name, static_cast<std::size_t>(record_end - name));
-          on_created(handle_key(*fh), std::string(name, name_len), m.pid);
+          on_created(dir_key(&fid->fsid, *fh), std::string(name, name_len), m.pid);
         }
       }
       p += h->len;
     }
   }
 
-  void on_created(const std::string& dir_handle, const std::string& name, int pid) {
-    std::size_t dir = 0;
-    while (dir < dirs_.size() && dirs_[dir].handle != dir_handle) ++dir;
-    if (dir == dirs_.size() || name.empty() || name == "." || name == "..") return;
+  void on_created(const std::string& dir_key, const std::string& name, int pid) {
+    const auto at = by_key_.find(dir_key);
+    if (at == by_key_.end() || name.empty() || name == "." || name == "..") return;
+    const std::size_t dir = at->second;
     if (pid == ::getpid()) return;  // the harness's own (its work root, listeners)
     const std::string box = box_of(pid);
     const auto exe = exe_of(pid);
@@ -323,6 +340,7 @@ class FanotifyResidueWatch final : public ResidueWatch {
 
   UniqueFd fan_, wake_;
   std::vector<WatchedDir> dirs_;
+  std::map<std::string, std::size_t> by_key_;  // WatchedDir::key -> index in dirs_
   std::set<InodeKey> probes_;
   std::thread reader_;
   std::mutex drain_mu_, mu_, finish_mu_;
@@ -331,6 +349,25 @@ class FanotifyResidueWatch final : public ResidueWatch {
   ResidueFindings found_;
   bool finished_ = false;
 };
+
+// The directories directly in `dir_fd` (symlinks to directories are not), by name.
+std::vector<std::string> subdirectories(int dir_fd) {
+  std::vector<std::string> out;
+  UniqueFd own(::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));  // readdir moves the offset
+  DIR* d = own.get() < 0 ? nullptr : ::fdopendir(own.get());
+  if (!d) return out;
+  own.release();  // closedir closes it
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st{};
+    if (e->d_type == DT_DIR || (e->d_type == DT_UNKNOWN && ::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                                S_ISDIR(st.st_mode)))
+      out.push_back(name);
+  }
+  ::closedir(d);
+  return out;
+}
 
 std::set<InodeKey> probe_binaries(const fs::path& dir) {
   std::set<InodeKey> out;
@@ -345,7 +382,8 @@ std::set<InodeKey> probe_binaries(const fs::path& dir) {
 
 }  // namespace
 
-std::unique_ptr<ResidueWatch> ResidueWatch::start(const fs::path& probes_dir, std::string* why_not) {
+std::unique_ptr<ResidueWatch> ResidueWatch::start(const fs::path& probes_dir, const fs::path& own_root,
+                                                  std::string* why_not) {
   const unsigned flags = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_DFID_NAME;
   UniqueFd fan(::fanotify_init(flags | FAN_UNLIMITED_QUEUE, O_RDONLY | O_CLOEXEC | O_LARGEFILE));
   if (fan.get() < 0) fan.reset(::fanotify_init(flags, O_RDONLY | O_CLOEXEC | O_LARGEFILE));  // unprivileged: bounded queue
@@ -353,13 +391,30 @@ std::unique_ptr<ResidueWatch> ResidueWatch::start(const fs::path& probes_dir, st
     *why_not = std::string("fanotify_init: ") + std::strerror(errno) + " (Linux 5.9+, CAP_SYS_ADMIN or 5.13+ unprivileged)";
     return nullptr;
   }
+  std::optional<InodeKey> skip;  // the run's own work root: the harness's, and removed by it
+  if (struct stat st{}; ::stat(own_root.c_str(), &st) == 0) skip = InodeKey{st.st_dev, st.st_ino};
   std::vector<WatchedDir> dirs;
+  const auto watch = [&](UniqueFd fd, std::string path, bool root) {
+    const auto key = own_key(fd.get());
+    if (!key) return false;  // its filesystem has no handles
+    if (::fanotify_mark(fan.get(), FAN_MARK_ADD, FAN_CREATE | FAN_MOVED_TO | FAN_ONDIR, fd.get(), nullptr) != 0)
+      return false;
+    dirs.push_back({std::move(path), std::move(fd), *key, root});
+    return true;
+  };
+  std::size_t subdirs = 0;
   for (const char* path : kWatched) {
     UniqueFd fd(::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    const auto handle = own_handle(path);
-    if (fd.get() < 0 || !handle) continue;  // absent here, or its filesystem has no handles
-    if (::fanotify_mark(fan.get(), FAN_MARK_ADD, FAN_CREATE | FAN_MOVED_TO | FAN_ONDIR, AT_FDCWD, path) != 0) continue;
-    dirs.push_back({path, std::move(fd), *handle});
+    if (fd.get() < 0) continue;  // absent here
+    const int root_fd = fd.get();
+    if (!watch(std::move(fd), path, true)) continue;
+    for (const auto& name : subdirectories(root_fd)) {
+      if (subdirs >= kMaxSubdirs) break;
+      UniqueFd sub(::openat(root_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      struct stat st{};
+      if (sub.get() < 0 || ::fstat(sub.get(), &st) != 0 || (skip && *skip == InodeKey{st.st_dev, st.st_ino})) continue;
+      if (watch(std::move(sub), std::string(path) + "/" + name, false)) ++subdirs;
+    }
   }
   if (dirs.empty()) {
     *why_not = "none of /tmp, /dev/shm, /run could be watched with fanotify";

@@ -5,7 +5,8 @@
 
 namespace breakout {
 
-std::unique_ptr<ResidueWatch> ResidueWatch::start(const std::filesystem::path&, std::string* why_not) {
+std::unique_ptr<ResidueWatch> ResidueWatch::start(const std::filesystem::path&, const std::filesystem::path&,
+                                                  std::string* why_not) {
   *why_not = "not implemented on Windows (the Linux watch is fanotify(7))";
   return nullptr;
 }
