@@ -46,14 +46,18 @@ struct Spelling {
   const char* target;
   std::vector<std::string> args;  // after --target, --nonce and --route
   bool by_name;                   // its control asks for the allowed destination by name too
+  // A second destination chosen by an odd byte [3]. The IP spellings aim at name-denied too, as
+  // proxy.toml's do: a denied address rather than a denied port, so a proxy that matches hosts
+  // only (Codex's, which the harness skips on proxy-denied) is judged on them as well.
+  const char* also = nullptr;
 };
 const std::vector<Spelling>& spellings() {
   static const std::vector<Spelling> s = {
       {"denied", "net:proxy-denied", {}, false},
-      {"decimal", "net:proxy-denied", {"--spell", "decimal"}, false},
-      {"octal", "net:proxy-denied", {"--spell", "octal"}, false},
-      {"hex", "net:proxy-denied", {"--spell", "hex"}, false},
-      {"mapped6", "net:proxy-denied", {"--spell", "mapped6"}, false},
+      {"decimal", "net:proxy-denied", {"--spell", "decimal"}, false, "net:name-denied"},
+      {"octal", "net:proxy-denied", {"--spell", "octal"}, false, "net:name-denied"},
+      {"hex", "net:proxy-denied", {"--spell", "hex"}, false, "net:name-denied"},
+      {"mapped6", "net:proxy-denied", {"--spell", "mapped6"}, false, "net:name-denied"},
       {"name", "net:name-denied", {"--name", "{target_name}"}, true},
       {"trailing-dot", "net:name-denied", {"--name", "denied.allowed.breakout.test", "--spell", "trailing-dot"}, true},
       {"mixed-case", "net:name-denied", {"--name", "denied.allowed.breakout.test", "--spell", "mixed-case"}, true},
@@ -195,7 +199,8 @@ LiveCase decode_live_case(const std::uint8_t* data, std::size_t size) {
     // The proxy suite has one policy; what the sandbox's proxy admits is the whole question.
     c.policy = "network-proxy";
     c.spelling = byte(2) % spelling_count(c.op);
-    c.target = spellings()[c.spelling].target;
+    const Spelling& s = spellings()[c.spelling];
+    c.target = s.also && byte(3) % 2 ? s.also : s.target;
     c.control = "net:proxy-allowed";
     return c;
   }
@@ -225,6 +230,8 @@ std::vector<std::uint8_t> encode_live_case(const LiveCase& c) {
     if (kOps[i] == c.op) out[1] = static_cast<std::uint8_t>(i);
   if (is_proxy(c.op)) {
     out[2] = static_cast<std::uint8_t>(c.spelling);
+    const char* also = spellings()[c.spelling].also;
+    out[3] = also && c.target == also ? 1 : 0;
     return out;
   }
   for (std::size_t i = 0; i < live_policies().size(); ++i)

@@ -115,12 +115,19 @@ TEST(LiveCase, PathIsADimensionOfProbeWrites) {
 // Operations 4..6: through the sandbox's proxy under network-proxy, the destination spelled as
 // proxy.toml / proxy_names.toml do; the control is another attempt, unspelled, to the allowed one.
 TEST(LiveCase, ProxySpellingsAreOperationsWithTheirOwnControl) {
-  const LiveCase c = decode({1, 4, 1, 7, 3, 1, 1});
+  const LiveCase c = decode({1, 4, 1, 6, 3, 1, 1});
   EXPECT_EQ(c.op, LiveOp::kProxyConnect);
   EXPECT_EQ(c.policy, "network-proxy");
   EXPECT_EQ(std::string(live_suite(c)), "proxy");
   EXPECT_EQ(c.target, "net:proxy-denied");
   EXPECT_EQ(encode_live_case(c), (std::vector<std::uint8_t>{0, 4, 1, 0, 0, 0, 0}));
+  // An IP spelling aims at the denied address too (an odd byte 3), as proxy.toml's do.
+  const LiveCase to_address = decode({1, 4, 1, 7, 3, 1, 1});
+  EXPECT_EQ(to_address.target, "net:name-denied");
+  EXPECT_EQ(to_address.control, "net:proxy-allowed");
+  EXPECT_EQ(encode_live_case(to_address), (std::vector<std::uint8_t>{0, 4, 1, 1, 0, 0, 0}));
+  EXPECT_EQ(live_attempt(to_address).targets, (std::vector<std::string>{"net:name-denied"}));
+  EXPECT_EQ(decode({0, 4, 0, 1}).target, "net:proxy-denied");  // "denied" has no second destination
   const Attempt a = live_attempt(c);
   EXPECT_EQ(a.klass, AttemptClass::kProxyConnect);
   EXPECT_EQ(a.probe, "net-connect");
