@@ -31,6 +31,7 @@
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
 #include "harness/live/live_run.h"
+#include "harness/oracle/spawner_residue.h"
 #include "harness/platform/os.h"
 #include "harness/spawner/driver_spawner.h"
 #include "harness/spawner/spawner.h"
@@ -66,6 +67,7 @@ struct Live {
   std::unique_ptr<WorkRoot> work;
   std::unique_ptr<TreePool> trees;  // a pointer: Live is returned by value below
   std::unique_ptr<LiveNetwork> network;  // made for the first proxy case
+  std::unique_ptr<ResidueWatch> residue;  // the spawner's leftovers, removed at the end
   LiveSetup setup;
 };
 
@@ -102,6 +104,13 @@ Live& live() {
     const std::string pool = env_or("BREAKOUT_LIVE_TREE_POOL", "1");
     if (pool != "0") x.trees = std::make_unique<TreePool>();
     x.setup.tree_pool = x.trees.get();
+    // BREAKOUT_LIVE_RESIDUE=0 leaves the spawner's residue unwatched (A/B measurements only: what
+    // it leaves then stays on the host).
+    std::string residue_why = "BREAKOUT_LIVE_RESIDUE=0";
+    if (env_or("BREAKOUT_LIVE_RESIDUE", "1") != "0")
+      x.residue = ResidueWatch::start(x.setup.probes_dir, x.setup.work_root, &residue_why);
+    x.setup.residue = x.residue.get();
+    if (!x.residue) std::fprintf(stderr, "live_fuzzer: the spawner's residue is not watched: %s\n", residue_why.c_str());
     std::fprintf(stderr, "live_fuzzer: spawner %s, probes %s, work root %s, tree pool %s\n", x.spawner->name().c_str(),
                  x.setup.probes_dir.c_str(), x.setup.work_root.c_str(), x.setup.tree_pool ? "on" : "off");
     return x;
@@ -141,11 +150,19 @@ void feed_counters(const LiveCase& c, const AttemptRecord& r) {
 }
 
 // What must not outlive the process: the external host's namespace (with the listeners and the
-// name server in it) and the work root. _Exit and the trap run no destructors, so by hand.
+// name server in it), the work root, and what the spawner left (its files, its processes outside
+// the box). _Exit and the trap run no destructors, so by hand. Idempotent.
 void tear_down() {
-  live().setup.network = nullptr;
-  live().network.reset();
-  live().work->remove();
+  Live& l = live();
+  if (l.residue) {
+    for (const auto& line : residue_lines(l.residue->finish()))
+      std::fprintf(stderr, "live_fuzzer: left behind by the spawner itself (removed): %s\n", line.c_str());
+    l.setup.residue = nullptr;
+    l.residue.reset();
+  }
+  l.setup.network = nullptr;
+  l.network.reset();
+  l.work->remove();
 }
 
 [[noreturn]] void stop_interrupted() {

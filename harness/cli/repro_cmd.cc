@@ -10,6 +10,7 @@
 #include "harness/core/nonce.h"
 #include "harness/live/live_run.h"
 #include "harness/live/regression.h"
+#include "harness/oracle/spawner_residue.h"
 #include "harness/platform/os.h"
 #include "harness/spawner/driver_spawner.h"
 #include "harness/spawner/spawner.h"
@@ -76,9 +77,15 @@ std::optional<int> run_repro_command(const ReproCommand& cmd, const BenchDirs& d
   std::unique_ptr<LiveNetwork> network;
   if (is_proxy(c.op)) network = std::make_unique<LiveNetwork>(random_hex(8), work.path());
   setup.network = network.get();
+  std::string residue_why;
+  const auto residue = ResidueWatch::start(dirs.probes, work.path(), &residue_why);
+  setup.residue = residue.get();
   const LiveOutcome o = run_live_case(c, setup);
+  const std::vector<std::string> left = residue ? residue_lines(residue->finish()) : std::vector<std::string>{};
   if (g_interrupted) return 130;
   std::cout << "breakout repro " << cmd.artifact << " against " << spawner->name() << "\n" << describe_outcome(c, o);
+  if (!left.empty()) std::cout << "Left behind by the spawner itself (removed; not a verdict):\n";
+  for (const auto& line : left) std::cout << "  " << line << "\n";
   if (cmd.save) {
     const fs::path dir = cmd.regressions.empty() ? dirs.scenarios / "regressions" : fs::path(cmd.regressions);
     const fs::path file = save_regression(c, dir, fs::path(cmd.artifact).filename().string(), bytes);

@@ -51,6 +51,7 @@ LiveOutcome run_live_case(const LiveCase& c, const LiveSetup& s) {
   ctx.spawner = s.spawner;
   ctx.cancel = s.cancel;
   ctx.tree_pool = s.tree_pool;
+  ctx.residue = s.residue;
   LiveOutcome o;
   o.target = run_attempt(plan.at(0), ctx);
   if (o.target.verdict == Verdict::kEscape && plan.size() > 1) {

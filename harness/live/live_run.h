@@ -25,6 +25,7 @@ class TreePool;
 class ExternalHost;
 class NonceListeners;
 class NameServer;
+class ResidueWatch;
 
 // What proxy cases need besides a spawner, as `breakout run` makes it (cli/main.cc): the external
 // host's namespace with its listeners (net:proxy-allowed, proxy-denied, name-denied) and the
@@ -54,6 +55,9 @@ struct LiveSetup {
   TreePool* tree_pool = nullptr;      // recycle attempt trees (tree.h); nullptr: a fresh one each
   // Proxy cases only; nullptr: the planner skips them ("no network listeners in this run").
   const LiveNetwork* network = nullptr;
+  // What the spawner leaves on the host (spawner_residue.h), charged and removed as `breakout run`
+  // does; nullptr: not watched.
+  ResidueWatch* residue = nullptr;
 };
 
 // Loads all_live_policies() from `scenarios_dir`/policies; throws Error.

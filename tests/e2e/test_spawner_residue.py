@@ -6,11 +6,14 @@ each new entry to the attempt whose box held its creator, lists the spawner's pr
 running once the spawn is over, and removes both. It is a hygiene finding, never a verdict.
 """
 import glob
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
-from conftest import FIXTURES, require_root_tool
+import pytest
+
+from conftest import FIXTURES, REPO, require_root_tool
 
 ONLY = "fs.read.secrets*"  # one cheap family; its verdicts are not what this file tests
 PREFIX = "/tmp/breakout-residue-fixture-"
@@ -78,3 +81,26 @@ def test_none_and_bwrap_leave_nothing(run_breakout):
         residue = residue_of(run_breakout("--spawner", spawner, "--suite", "default", "--only", ONLY))
         assert "unavailable" not in residue and residue["watched"], residue
         assert residue["files"] == [] and residue["processes"] == [], (spawner, residue)
+
+
+def test_repro_and_live_replay_remove_it_too(breakout_bin, tmp_path):
+    """The live fuzzer's cases spawn too: what the spawner leaves is charged and removed there as well."""
+    require_root_tool("sh")
+    seed = REPO / "fuzz" / "corpus" / "live" / "probe-read.dotdot.ssh-id"
+    profile = str(FIXTURES / "leaves-residue.toml")
+    before = set(glob.glob(PREFIX + "*"))
+    out = subprocess.run([str(breakout_bin), "repro", str(seed), "--spawner", profile],
+                         capture_output=True, text=True, errors="replace", timeout=120)
+    assert out.returncode == 3, out.stdout[-2000:] + out.stderr[-2000:]  # unconfined: the read escapes
+    assert "Left behind by the spawner itself" in out.stdout and "breakout-residue-fixture-N" in out.stdout, out.stdout
+    assert set(glob.glob(PREFIX + "*")) <= before, "repro left the spawner's files"
+    assert not sleepers(), "a helper outlived repro"
+
+    replay = Path(breakout_bin).parent / "live_replay"
+    if not replay.exists():
+        pytest.skip(f"live_replay not built: {replay} (the default build makes it when clang is installed)")
+    env = dict(os.environ, BREAKOUT_LIVE_SPAWNER=profile, BREAKOUT_LIVE_PROBES=str(Path(breakout_bin).parent))
+    out = subprocess.run([str(replay), str(seed)], capture_output=True, text=True, errors="replace", timeout=120, env=env)
+    assert "left behind by the spawner itself (removed)" in out.stderr, out.stderr[-3000:]
+    assert set(glob.glob(PREFIX + "*")) <= before, "live_replay left the spawner's files"
+    assert not sleepers(), "a helper outlived live_replay"
