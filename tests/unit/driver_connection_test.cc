@@ -1,13 +1,10 @@
 // A hostile or broken driver cannot hang or crash the harness: each misbehaviour is a clear error within its bound.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <thread>
-#include <vector>
 
 #include "harness/driver/connection.h"
+#include "tests/support/busy_cpus.h"
 
 using namespace breakout;
 using namespace breakout::driver;
@@ -123,17 +120,7 @@ TEST(DriverConnection, EvidenceCountsTheStderrWrittenBeforeTheAnswer) {
   // makes the count exact. The flood's last 60000 bytes (they fit in the pipe) and the answer
   // leave the shell back to back (builtins). Spinning threads stand for a loaded CI runner, where
   // the drain thread is not scheduled at once: without the catch-up some rounds then miss bytes.
-  std::atomic<bool> stop{false};
-  std::vector<std::jthread> load;
-  for (unsigned i = 0; i < 2 * std::max(1u, std::thread::hardware_concurrency()); ++i)
-    load.emplace_back([&stop] {
-      while (!stop.load(std::memory_order_relaxed)) {
-      }
-    });
-  struct StopLoad {
-    std::atomic<bool>& stop;
-    ~StopLoad() { stop = true; }
-  } stop_load{stop};
+  const test_support::BusyCpus load;
   for (int round = 0; round < 20; ++round) {
     auto c = sh_driver(
         R"(read l; head -c 3000000 /dev/zero >&2; printf '%60000s' x >&2; echo '{"id": 1, "ok": true}'; read l)");

@@ -6,8 +6,6 @@
 #include <gtest/gtest.h>
 #include <windows.h>
 
-#include <algorithm>
-#include <atomic>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +15,7 @@
 #include "harness/platform/os.h"
 #include "harness/platform/process.h"
 #include "harness/platform/win/unique_handle.h"
+#include "tests/support/busy_cpus.h"
 
 using namespace breakout;
 using namespace std::chrono_literals;
@@ -135,13 +134,7 @@ TEST(WinLineChannel, CatchingUpCountsTheStderrWrittenBeforeTheAnswer) {
   // No wait for the child's exit or stderr's end: the catch-up alone must count every byte
   // written before "done" (the pipe's and a completed read's not yet taken). Spinning threads
   // stand for a loaded runner, where the drain thread is not scheduled at once.
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> load;
-  for (unsigned i = 0; i < 2 * std::max(1u, std::thread::hardware_concurrency()); ++i)
-    load.emplace_back([&stop] {
-      while (!stop.load(std::memory_order_relaxed)) {
-      }
-    });
+  const test_support::BusyCpus load;
   for (int round = 0; round < 10; ++round) {
     auto ch = LineChannel::start(child({"stderr-flood", "300000"}), nullptr, {});
     std::string line;
@@ -150,8 +143,6 @@ TEST(WinLineChannel, CatchingUpCountsTheStderrWrittenBeforeTheAnswer) {
     ch->catch_up_stderr(5s);
     EXPECT_EQ(ch->stderr_total(), 300000u) << "round " << round;
   }
-  stop = true;
-  for (auto& t : load) t.join();
 }
 
 TEST(WinLineChannel, KillEndsTheChildAndSaysSo) {
