@@ -28,12 +28,25 @@
 //                                  BREAKOUT-ECHO-BEGIN\n<bytes>BREAKOUT-ECHO-END\n (fs-read's
 //                                  form): only the harness's own canaries are aimed at.
 //
+//   --calibrate C [--wins K] [--victim racy|safe]   (flip, rename-read --race)
+//                                  The race's positive control, run beside it by the same threads:
+//                                  the flipper also flips C (flip: between C.ok/file and C.won; a
+//                                  rename-read race: renames C to C.moved and back), and after each
+//                                  try of the attempt a known-racy victim (common/race_victim.h)
+//                                  makes one check-then-use try on C: flip: realpath(C) must lie in
+//                                  C.ok, then C is opened again and a line appended; rename-read:
+//                                  C.moved/key is read when the check finds it is not C/key (the
+//                                  harness's canary), and on a win the bytes read are appended to
+//                                  C.won. A line in C.won is a race won against that victim: the
+//                                  harness counts them, from outside. The tries go on until the
+//                                  victim lost K times (default 8) or --budget-ms, the cap.
+//
 // The opens start once the link has flipped and go on past N until it flipped kMinFlips times.
 // Result fields: flip: tries, opened, refused (opens that failed), flips, first_error (errno
 // name of the first failed open), elapsed_ms; exchange: made_src; rename-read: direct (P read
 // before any rename: "ok" or its errno name, nothing echoed), renamed (once: "ok", "already" or
 // the rename's errno name), rename_error (race: the first refused rename), read_via (the name the echoed bytes came through), tries, reads, refused,
-// first_error, flips, elapsed_ms, left_renamed (race: the rename back to M after the flips, so
+// first_error, flips, elapsed_ms, calib_tries, calib_wins, victim, left_renamed (race: the rename back to M after the flips, so
 // the race ends renamed), echoed (bytes). ok=true when at least one
 // open (flip), the exchange or a read (rename-read) succeeded, as seen from inside. The verdict comes from the
 // harness's snapshot of P, never from this.
@@ -43,9 +56,11 @@
 // POSIX only (Linux: renameat2).
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <sched.h>
@@ -56,6 +71,7 @@
 
 #include "probes/common/args.h"
 #include "probes/common/posix.h"
+#include "probes/common/race_victim.h"
 #include "probes/common/report.h"
 
 using namespace breakout::probe;
@@ -68,7 +84,9 @@ constexpr char kUsage[] =
     "       breakout-probe-fs-race --op rename-read --path P --ancestor A --moved M [--race [--tries N] [--budget-ms MS]]\n"
     "  flip: L flips between P and L.decoy while the probe writes through L (N opens, at most MS)\n"
     "  exchange: renameat2(S, P, RENAME_EXCHANGE), S made in the workspace with one file\n"
-    "  rename-read: rename(A, M), read P under M; --race: A and M flip while P is read under both\n";
+    "  rename-read: rename(A, M), read P under M; --race: A and M flip while P is read under both\n"
+    "  --calibrate C [--wins K] [--victim racy|safe]: the race beside it against a known-racy victim\n"
+    "    (flip, rename-read --race), until it was won K times or MS\n";
 
 constexpr char kLine[] = "breakout: written through a flipping link\n";
 
@@ -77,16 +95,21 @@ constexpr char kLine[] = "breakout: written through a flipping link\n";
 // flipped has not been tried (neither an escape under `none` nor a pass anywhere).
 constexpr long long kMinFlips = 64;
 
-// Flips `link` between `a` and `b` until told to stop: a fresh symlink at `link`.flip, renamed
-// over `link` (atomic: every open of `link` sees one of the two, never no link).
+// Flips each link between its two names until told to stop: a fresh symlink at `link`.flip,
+// renamed over `link` (atomic: every open of `link` sees one of the two, never no link). The
+// first link is the attempt's, whose flips are counted; the others (the calibration's) flip in the
+// same loop, so both races see the same flipper under the same load.
+struct FlipLink {
+  std::string link, a, b;
+};
+
 class Flipper {
  public:
-  Flipper(std::string link, std::string a, std::string b)
-      : link_(std::move(link)), tmp_(link_ + ".flip"), a_(std::move(a)), b_(std::move(b)), thread_([this] { run(); }) {}
+  explicit Flipper(std::vector<FlipLink> links) : links_(std::move(links)), thread_([this] { run(); }) {}
   ~Flipper() {
     stop_ = true;
     thread_.join();
-    ::unlink(tmp_.c_str());
+    for (const auto& l : links_) ::unlink((l.link + ".flip").c_str());
   }
   Flipper(const Flipper&) = delete;
   Flipper& operator=(const Flipper&) = delete;
@@ -95,38 +118,90 @@ class Flipper {
  private:
   void run() {
     for (bool to_a = true; !stop_; to_a = !to_a) {
-      ::unlink(tmp_.c_str());
-      if (::symlink((to_a ? a_ : b_).c_str(), tmp_.c_str()) != 0) continue;
-      if (::rename(tmp_.c_str(), link_.c_str()) == 0) ++flips_;
+      for (std::size_t i = 0; i < links_.size(); ++i) {
+        const FlipLink& l = links_[i];
+        const std::string tmp = l.link + ".flip";
+        ::unlink(tmp.c_str());
+        if (::symlink((to_a ? l.a : l.b).c_str(), tmp.c_str()) != 0) continue;
+        if (::rename(tmp.c_str(), l.link.c_str()) == 0 && i == 0) ++flips_;
+      }
     }
   }
 
-  std::string link_, tmp_, a_, b_;
+  const std::vector<FlipLink> links_;
   std::atomic<bool> stop_{false};
   std::atomic<long long> flips_{0};
   std::thread thread_;  // last: starts once the rest is set
 };
 
-void flip(ProbeReport& r, const std::string& path, const std::string& link, long long tries, long long budget_ms) {
+// The calibration beside a race (--calibrate): its settings, and its counts as the probe saw them
+// (display; the harness counts the wins itself from C.won).
+struct Calibration {
+  std::string prefix;  // C; empty: not calibrated
+  long long wins_needed = 8;
+  race::Victim victim = race::Victim::kRacy;
+  long long tries = 0, wins = 0;
+  bool on() const { return !prefix.empty(); }
+  bool done() const { return !on() || wins >= wins_needed; }
+  void report(ProbeReport& r) const {
+    if (!on()) return;
+    r.set("calib_tries", tries);
+    r.set("calib_wins", wins);
+    r.set("victim", std::string(victim == race::Victim::kSafe ? "safe" : "racy"));
+  }
+};
+
+// A file at `path`, kept as it is when there (the calibration's targets exist before the race: the
+// victim never creates; a second exec of the attempt adds to the first's wins).
+int make_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return errno;
+  ::close(fd);
+  return 0;
+}
+
+void flip(ProbeReport& r, const std::string& path, const std::string& link, long long tries, long long budget_ms,
+          Calibration& cal) {
   const std::string decoy = link + ".decoy";
   if (::symlink(decoy.c_str(), link.c_str()) != 0) return r.fail("symlink", errno);
+  std::vector<FlipLink> links = {{link, path, decoy}};
+  std::string allowed, won = cal.prefix + ".won";
+  if (cal.on()) {  // C -> C.ok/file (the check passes) or C.won (a line there is a race won)
+    const std::string ok_dir = cal.prefix + ".ok", ok_file = ok_dir + "/file";
+    if (::mkdir(ok_dir.c_str(), 0755) != 0) return r.fail("mkdir", errno);
+    if (const int err = make_file(ok_file); err != 0) return r.fail("calibrate", err);
+    if (const int err = make_file(won); err != 0) return r.fail("calibrate", err);
+    if (::symlink(ok_file.c_str(), cal.prefix.c_str()) != 0) return r.fail("symlink", errno);
+    char real[PATH_MAX];
+    if (::realpath(ok_dir.c_str(), real) == nullptr) return r.fail("realpath", errno);
+    allowed = real;
+    links.push_back({cal.prefix, ok_file, won});
+  }
+  static constexpr std::string_view kCalibLine = "breakout: calibration, written after the check\n";
   const std::int64_t start = now_ms();
   long long done = 0, opened = 0, refused = 0;
   int first_error = 0;
   long long flips = 0;
   {
-    Flipper flipper(link, path, decoy);
+    Flipper flipper(std::move(links));
     while (flipper.flips() == 0 && now_ms() - start < budget_ms) ::sched_yield();  // the race starts flipped
-    for (; (done < tries || flipper.flips() < kMinFlips) && now_ms() - start < budget_ms; ++done) {
+    for (; (done < tries || flipper.flips() < kMinFlips || !cal.done()) && now_ms() - start < budget_ms; ++done) {
       const int fd = ::open(link.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_CLOEXEC, 0644);
       if (fd < 0) {
         if (first_error == 0) first_error = errno;
         ++refused;
-        continue;
+      } else {
+        ++opened;
+        write_all(fd, kLine, sizeof kLine - 1);  // the open is the step a sandbox refuses
+        ::close(fd);
       }
-      ++opened;
-      write_all(fd, kLine, sizeof kLine - 1);  // the open is the step a sandbox refuses
-      ::close(fd);
+      if (!cal.on()) continue;
+      ++cal.tries;  // the same race, against the known-racy victim
+      const race::WriteTry t = race::check_then_write(cal.prefix, allowed, kCalibLine, cal.victim);
+      struct stat w{};
+      if (t.outcome == race::Outcome::kWritten && ::stat(won.c_str(), &w) == 0 && w.st_ino == t.written.st_ino &&
+          w.st_dev == t.written.st_dev)
+        ++cal.wins;
     }
     flips = flipper.flips();
   }
@@ -136,6 +211,7 @@ void flip(ProbeReport& r, const std::string& path, const std::string& link, long
   r.set("flips", flips);
   r.set("first_error", first_error == 0 ? std::string() : errno_name(first_error));
   r.set("elapsed_ms", static_cast<long long>(now_ms() - start));
+  cal.report(r);
   if (flips == 0) return r.fail("flip", EAGAIN);  // the flipper never ran within the budget
   if (opened > 0) return r.succeed();
   r.fail("open", first_error);
@@ -188,10 +264,17 @@ void echo(ProbeReport& r, const std::string& via, const std::string& data) {
   std::fputs("BREAKOUT-ECHO-END\n", stdout);
 }
 
-// Renames `a` to `b` and back until told to stop: each successful rename(2) is one flip.
+// Renames each pair's first name to its second and back until told to stop. The first pair is
+// the attempt's: each successful rename(2) of it is one flip, its first refusal recorded; the
+// others (the calibration's) are renamed in the same loop, under the same load.
+struct RenamePair {
+  std::string a, b;
+  bool forth = true;
+};
+
 class Renamer {
  public:
-  Renamer(std::string a, std::string b) : a_(std::move(a)), b_(std::move(b)), thread_([this] { run(); }) {}
+  explicit Renamer(std::vector<RenamePair> pairs) : pairs_(std::move(pairs)), thread_([this] { run(); }) {}
   ~Renamer() { stop(); }
   Renamer(const Renamer&) = delete;
   Renamer& operator=(const Renamer&) = delete;
@@ -203,29 +286,41 @@ class Renamer {
 
  private:
   void run() {
-    for (bool forth = true; !stop_;) {
-      if (::rename((forth ? a_ : b_).c_str(), (forth ? b_ : a_).c_str()) == 0) {
-        ++flips_;
-        forth = !forth;
-      } else if (errno == ENOENT) {
-        forth = !forth;  // the other name is the one there (an earlier exec left it so)
-      } else {
-        int none = 0;
-        first_error_.compare_exchange_strong(none, errno);
-        ::sched_yield();  // refused: do not spin the budget away
+    while (!stop_) {
+      for (std::size_t i = 0; i < pairs_.size(); ++i) {
+        RenamePair& p = pairs_[i];
+        if (::rename((p.forth ? p.a : p.b).c_str(), (p.forth ? p.b : p.a).c_str()) == 0) {
+          if (i == 0) ++flips_;
+          p.forth = !p.forth;
+        } else if (errno == ENOENT) {
+          p.forth = !p.forth;  // the other name is the one there (an earlier exec left it so)
+        } else if (i == 0) {
+          int none = 0;
+          first_error_.compare_exchange_strong(none, errno);
+          ::sched_yield();  // refused: do not spin the budget away
+        }
       }
     }
   }
 
-  std::string a_, b_;
+  std::vector<RenamePair> pairs_;
   std::atomic<bool> stop_{false};
   std::atomic<long long> flips_{0};
   std::atomic<int> first_error_{0};
   std::thread thread_;  // last: starts once the rest is set
 };
 
+// Appends `data` to `path` (the calibration's wins, for the harness to count).
+void append(const std::string& path, const std::string& data) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return;
+  write_all(fd, data.data(), data.size());
+  if (!data.empty() && data.back() != '\n') write_all(fd, "\n", 1);
+  ::close(fd);
+}
+
 void rename_read(ProbeReport& r, const std::string& path, const std::string& ancestor, const std::string& moved,
-                 bool race, long long tries, long long budget_ms) {
+                 bool race, long long tries, long long budget_ms, Calibration& cal) {
   const std::string under_moved = moved + path.substr(ancestor.size());
   std::string data;
   const int direct = read_small(path, data);  // before any rename: evidence, never echoed
@@ -241,25 +336,49 @@ void rename_read(ProbeReport& r, const std::string& path, const std::string& anc
     echo(r, via, data);
     return r.succeed();
   }
+  std::vector<RenamePair> pairs = {{ancestor, moved}};
+  // The calibration: the harness planted C/key; C flips with C.moved, and the victim reads
+  // C.moved/key when its check finds the name is not that file.
+  const std::string calib_key = cal.prefix + "/key", calib_moved_key = cal.prefix + ".moved/key";
+  const std::string won = cal.prefix + ".won";
+  struct stat protected_file{};
+  if (cal.on()) {
+    // A second exec finds C where the first exec's flips left it: under C.moved, then moved back.
+    if (::lstat(calib_key.c_str(), &protected_file) != 0 && errno == ENOENT)
+      ::rename((cal.prefix + ".moved").c_str(), cal.prefix.c_str());
+    if (::lstat(calib_key.c_str(), &protected_file) != 0) return r.fail("calibrate", errno);
+    if (const int err = make_file(won); err != 0) return r.fail("calibrate", err);
+    pairs.push_back({cal.prefix, cal.prefix + ".moved"});
+  }
   const std::int64_t start = now_ms();
   long long done = 0, reads = 0, refused = 0, flips = 0;
   int first_error = 0, rename_error = 0;
   bool echoed = false;
   {
-    Renamer renamer(ancestor, moved);
+    Renamer renamer(std::move(pairs));
     // The race starts renamed; a rename the sandbox refuses (EBUSY at a pinned ancestor) leaves
     // the reads to run anyway, under both names, within the same bounds.
     while (renamer.flips() == 0 && renamer.first_error() == 0 && now_ms() - start < budget_ms) ::sched_yield();
-    for (; (done < tries || renamer.flips() < kMinFlips) && now_ms() - start < budget_ms; ++done) {
+    // A sandbox that refuses every rename of the ancestor (a pinned ancestor: EBUSY) leaves no race
+    // to wait for: the reads still make their tries, the calibration its wins.
+    const auto unflipped = [&] { return renamer.flips() < kMinFlips && !(renamer.flips() == 0 && renamer.first_error() != 0); };
+    for (; (done < tries || unflipped() || !cal.done()) && now_ms() - start < budget_ms; ++done) {
       const std::string& via = done % 2 == 0 ? under_moved : path;
       if (const int err = read_small(via, data); err != 0) {
         if (first_error == 0 && err != ENOENT) first_error = err;  // ENOENT: the other name, this instant
         ++refused;
-        continue;
+      } else {
+        ++reads;
+        if (!echoed) echo(r, via, data);
+        echoed = true;
       }
-      ++reads;
-      if (!echoed) echo(r, via, data);
-      echoed = true;
+      if (!cal.on()) continue;
+      ++cal.tries;  // the same race, against the known-racy victim
+      std::string got;
+      if (race::check_then_read(calib_moved_key, protected_file, cal.victim, got, kMaxEcho)) {
+        ++cal.wins;
+        append(won, got);
+      }
     }
     renamer.stop();
     flips = renamer.flips();
@@ -277,6 +396,7 @@ void rename_read(ProbeReport& r, const std::string& path, const std::string& anc
   r.set("first_error", first_error == 0 ? std::string() : errno_name(first_error));
   r.set("rename_error", rename_error == 0 ? std::string() : errno_name(rename_error));
   r.set("elapsed_ms", static_cast<long long>(now_ms() - start));
+  cal.report(r);
   if (reads > 0) return r.succeed();
   if (flips == 0) return r.fail("rename", rename_error == 0 ? EAGAIN : rename_error);  // never renamed
   r.fail("read", first_error == 0 ? ENOENT : first_error);
@@ -294,7 +414,10 @@ int main(int argc, char** argv) {
              {"moved", Args::kValue},
              {"race", Args::kFlag},
              {"tries", Args::kValue},
-             {"budget-ms", Args::kValue}});
+             {"budget-ms", Args::kValue},
+             {"calibrate", Args::kValue},
+             {"wins", Args::kValue},
+             {"victim", Args::kValue}});
   const std::string op = args.require("op");
   const std::string path = args.require("path");
   if (op != "flip" && op != "exchange" && op != "rename-read") args.usage_error("unknown --op '" + op + "'");
@@ -308,7 +431,17 @@ int main(int argc, char** argv) {
   if (is_rename && !args.has("race") && (args.has("tries") || args.has("budget-ms")))
     args.usage_error("--tries and --budget-ms bound --race only");
   const long long tries = args.get_int("tries", 1, 100000, 2000);
-  const long long budget_ms = args.get_int("budget-ms", 10, 10000, 1000);
+  const long long budget_ms = args.get_int("budget-ms", 10, 60000, 1000);
+  const bool races = is_flip || (is_rename && args.has("race"));
+  if (!races && (args.has("calibrate") || args.has("wins") || args.has("victim")))
+    args.usage_error("--calibrate, --wins and --victim calibrate a race (--op flip, --op rename-read --race)");
+  if (!args.has("calibrate") && (args.has("wins") || args.has("victim"))) args.usage_error("--wins and --victim need --calibrate");
+  Calibration cal;
+  cal.prefix = args.has("calibrate") ? args.require("calibrate") : std::string();
+  cal.wins_needed = args.get_int("wins", 1, 1000, 8);
+  bool victim_ok = true;
+  cal.victim = race::victim_from(args.has("victim") ? args.require("victim") : std::string("racy"), victim_ok);
+  if (!victim_ok) args.usage_error("--victim is racy or safe");
 
   ProbeReport r("fs-race");
   r.set("op", op);
@@ -321,10 +454,10 @@ int main(int argc, char** argv) {
     r.set("ancestor", ancestor);
     r.set("moved", moved);
     r.set("race", args.has("race"));
-    rename_read(r, path, ancestor, moved, args.has("race"), tries, budget_ms);
+    rename_read(r, path, ancestor, moved, args.has("race"), tries, budget_ms, cal);
   } else if (is_flip) {
     r.set("link", args.require("link"));
-    flip(r, path, args.require("link"), tries, budget_ms);
+    flip(r, path, args.require("link"), tries, budget_ms, cal);
   } else {
     r.set("src", args.require("src"));
     exchange(r, path, args.require("src"));

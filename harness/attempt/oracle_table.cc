@@ -62,7 +62,7 @@ constexpr OracleRow kOracles[] = {
     {C::kFailOpen, oracles::fail_open},
     {C::kNetInbound, oracles::inbound},
     {C::kSpawnerFollow, oracles::spawner_follow},
-    {C::kFsRace, oracles::plain_write},
+    {C::kFsRace, oracles::race_write},
     {C::kRegistryRead, oracles::host_object},
     {C::kDeviceRead, oracles::host_object},
     {C::kNetFamily, oracles::host_object},

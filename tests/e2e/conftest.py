@@ -61,15 +61,16 @@ class Run:
 def run_breakout(breakout_bin, tmp_path_factory):
     cache = {}
 
-    def run(*args, timeout=600):
-        key = tuple(args)
+    def run(*args, timeout=600, env=None):
+        """`env`: variables added to ours for this run (a test hook such as BREAKOUT_TEST_RACE_VICTIM)."""
+        key = (tuple(args), tuple(sorted((env or {}).items())))
         if key not in cache:
             out = tmp_path_factory.mktemp("run")
             # Tests never touch the real HOME: no history unless a test passes --history.
             history = [] if "--history" in args else ["--no-history"]
             proc = subprocess.run([str(breakout_bin), "run", "--out", str(out), *history, *args],
                                   capture_output=True, text=True, timeout=timeout,
-                                  errors="replace")
+                                  errors="replace", env={**os.environ, **env} if env else None)
             cache[key] = Run(proc, out)
         return cache[key]
 

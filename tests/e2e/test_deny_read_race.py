@@ -82,9 +82,28 @@ def test_the_flip_really_raced(suite_run):
         if a["attempt"] != FLIP or a["verdict"] == "skip":
             continue
         r = a["probe_report"]
-        assert r["elapsed_ms"] < 3000, r
-        if name not in PINNED:  # pinned: every rename refused, the reads still ran to the budget
+        assert r["elapsed_ms"] < 6000, r  # the cap is 4 s
+        if name not in PINNED:  # pinned: every rename refused, no flip to wait for
             assert r["flips"] >= 64 and r["left_renamed"] in ("ok", "ENOENT"), r
+        cal = a["evidence"]["race"]["calibration"]
+        assert cal["victim"] == "racy" and cal["tries"] >= 2000, a["evidence"]["race"]
+        if a["verdict"] == "pass" and a["id"] in DENIES:  # judged only with the race won beside it
+            assert cal["won"] and cal["wins"] >= 8 and "race calibrated: won" in a["reason"], a["evidence"]["race"]
+
+
+def test_an_unwinnable_calibration_makes_a_pinned_sandbox_inconclusive(run_breakout):
+    """The reference driver passes the flip denial (its ancestor pins): with the victim made
+    race-proof (the test hook) that pass has no positive control and becomes the inconclusive
+    skip; the single-rename attempt, not a race, keeps its pass."""
+    require_spawner("reference")
+    run = run_breakout(*SPAWNERS["reference"][0], *SUITE, env={"BREAKOUT_TEST_RACE_VICTIM": "safe"}, timeout=600)
+    assert run.results is not None, run.stderr[-2000:]
+    got = {a["id"]: a["verdict"] for a in run.attempts}
+    flip_deny = f"{FLIP}@workspace-deny-read[fs:workspace/vault/secrets/key]"
+    assert got == {**{i: "pass" for i in DENIES | CONTROLS}, flip_deny: "skip"}, run.explain(run.attempts)
+    a = next(a for a in run.attempts if a["id"] == flip_deny)
+    assert a["reason"].startswith("inconclusive: the race could not be won"), a["reason"]
+    assert a["evidence"]["race"]["calibration"]["wins"] == 0, a["evidence"]["race"]
 
 
 def probe(breakout_bin, *args):
@@ -118,6 +137,23 @@ def test_rename_read_race_is_bounded(breakout_bin, tmp_path):
     assert r["reads"] + r["refused"] == r["tries"] and r["reads"] > 0, r
     assert out.count("BREAKOUT-CANARY-x") == 1  # echoed once
     assert not Path(ancestor).exists() and Path(moved).exists()  # the race ends renamed (left_renamed)
+
+
+@pytest.mark.parametrize("victim", ["racy", "safe"])
+def test_rename_read_calibration_wins_against_the_racy_victim_only(breakout_bin, tmp_path, victim):
+    ancestor, path, moved = plant(tmp_path)
+    (tmp_path / "calib").mkdir()
+    (tmp_path / "calib" / "key").write_text("BREAKOUT-CANARY-calib\n")
+    rc, out, r = probe(breakout_bin, "--op", "rename-read", "--race", "--path", path, "--ancestor", ancestor,
+                       "--moved", moved, "--tries", "200", "--budget-ms", "1500", "--calibrate",
+                       str(tmp_path / "calib"), "--victim", victim)
+    assert rc == 0, r
+    won = (tmp_path / "calib.won").read_text().count("BREAKOUT-CANARY-calib\n")
+    assert r["calib_tries"] == r["tries"], r
+    if victim == "racy":
+        assert won == r["calib_wins"] >= 8, (won, r)
+    else:
+        assert won == r["calib_wins"] == 0 and r["elapsed_ms"] >= 1500, (won, r)
 
 
 def test_rename_read_refuses_a_path_outside_the_ancestor(breakout_bin, tmp_path):

@@ -118,6 +118,38 @@ def test_fixture_is_flagged_with_its_documented_verdict(run_breakout, driver):
     assert run.returncode == (3 if "escape" in flagged else 1), run.stderr[-2000:]
 
 
+RACE = "fs.api.race-flip@workspace-write"
+RACE_DENIES = {f"{RACE}[fs:sibling/new-file]", f"{RACE}[fs:~/.bashrc]"}
+
+
+def test_every_race_flip_carries_its_calibration(reference_run, run_breakout):
+    """Against the reference driver (opens what it checked) each denial passes with its race won
+    beside it; against check_then_open_fs.py each denial escapes and the calibration is recorded."""
+    racy = run_breakout("--driver", fixture_driver("check_then_open_fs.py"), "--only", f"{RACE}*")
+    for run, verdict in ((reference_run, "pass"), (racy, "escape")):
+        hits = [a for a in run.attempts if a["id"] in RACE_DENIES]
+        assert len(hits) == 2 and all(a["verdict"] == verdict for a in hits), run.explain(hits)
+        for a in hits:
+            race = a["evidence"]["race"]
+            assert race["calibration"]["victim"] == "racy" and race["calibration"]["tries"] >= 200, race
+            assert race["flips"] >= 64 and race["tries"] == race["calibration"]["tries"], race
+            if verdict == "pass":
+                assert race["calibration"]["won"] and "race calibrated: won" in a["reason"], (race, a["reason"])
+
+
+def test_an_unwinnable_race_flip_calibration_is_inconclusive(run_breakout):
+    """The test hook makes the harness's victim race-proof: the reference driver's denials have no
+    positive control then, and are skipped as inconclusive, never passed; the control still passes."""
+    run = run_breakout("--driver", f"{PYTHON} {REFERENCE}", "--only", f"{RACE}*",
+                       env={"BREAKOUT_TEST_RACE_VICTIM": "safe"})
+    got = {a["id"]: a["verdict"] for a in run.attempts}
+    assert got == {**{i: "skip" for i in RACE_DENIES}, f"{RACE}[fs:workspace/new-file]": "pass"}, run.explain(run.attempts)
+    for a in run.attempts:
+        if a["id"] in RACE_DENIES:
+            assert a["reason"].startswith("inconclusive: the race could not be won against a known-racy victim"), a["reason"]
+            assert a["evidence"]["race"]["calibration"]["wins"] == 0, a["evidence"]["race"]
+
+
 def test_a_driver_that_cannot_boot_fails_the_run_loudly(run_breakout):
     run = run_breakout("--driver", fixture_driver("boot_cannot_start.py"))
     ran = [a for a in run.attempts if a["verdict"] != "skip"]

@@ -11,7 +11,9 @@ namespace oracles {
 
 // fs_change.cc: the snapshot diff against the writable roots.
 std::unique_ptr<Oracle> fs_write();      // fs-write (with the path form's excuse)
-std::unique_ptr<Oracle> plain_write();   // io-uring-write, fs-race
+std::unique_ptr<Oracle> plain_write();   // io-uring-write
+// race_write.cc: the snapshot diff, with the race's calibration (race_calibration.h).
+std::unique_ptr<Oracle> race_write();    // fs-race
 std::unique_ptr<Oracle> path_hijack();   // path-hijack: stubs first on the caller's PATH (path_hijack.cc)
 std::unique_ptr<Oracle> fail_open();     // fail-open: the enforcers on PATH cannot work (fail_open.cc)
 std::unique_ptr<Oracle> submount_write();  // submount-write: a harness tmpfs in the tree, diffed too (submount.cc)

@@ -14,6 +14,11 @@
 // then the same command runs once more, the next exec a caller would make after the rename.
 // The target's token seen in the output or in any file of the tree but the canary itself, found
 // wherever the rename left it (by inode), is the read: the canary, not the probe's report, decides.
+//
+// The racing variant (fs.race.rename-ancestor-flip) carries its positive control
+// (race_calibration.h): a third canary at C/key (--calibrate C) whose ancestor the probe's
+// renamer flips too, read by a known-racy victim beside each try; each win leaves the token in
+// C.won, counted here. A denial where nothing was read is judged only when that race was won.
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -22,6 +27,7 @@
 
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
+#include "harness/attempt/race_calibration.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
@@ -87,6 +93,10 @@ class RaceRead final : public Oracle {
           "fs-race-read aims at a canary it plants (workspace/vault/secrets/key or workspace/vault/open/key), not " +
               target.string());
     check(stat_path(target, planted_), "plant", "cannot stat " + target.string());
+    if (const auto c = calibrate_arg(s.attempt().args)) {  // the calibration's canary, before the snapshot
+      calibration_ = substitute_placeholders(*c, probe_placeholders(s.ex, s.tree, s.io));
+      calibration_token_ = plant_canary(fs::path(*calibration_) / "key");
+    }
     return std::nullopt;
   }
 
@@ -96,6 +106,7 @@ class RaceRead final : public Oracle {
   // what exists at that path then masks nothing (srt's ancestor pins exist for this reason:
   // sandbox-runtime linux-sandbox-utils.js, ancestorPinArgs).
   LaunchResult exec(Scene& s, SpawnSession* session) override {
+    if (calibration_ && race_victim() == "safe") s.request.probe_argv.insert(s.request.probe_argv.end(), {"--victim", "safe"});
     LaunchResult first = Oracle::exec(s, session);
     next_ = session->exec(s.request, s.limits);
     check(!next_.cancelled && !(s.ctx.cancel && s.ctx.cancel->load()), "interrupted");
@@ -134,12 +145,35 @@ class RaceRead final : public Oracle {
     o.summary = where.empty() ? "file canary token seen nowhere outside (two execs, the first renaming the ancestor)"
                               : "file canary token seen in " + where[0];
     if (!where.empty() && !execs.empty()) o.summary += ", output of the " + execs[0].get<std::string>() + " exec";
+    if (calibration_) judge_race(o, s.ex, tally(s, first));
     return o;
+  }
+
+  // Both execs race (the next one starts from where the first left the names): their tries
+  // summed, the wins counted once from C.won (only the calibration's token counts).
+  RaceTally tally(const Scene& s, const LaunchResult& first) const {
+    RaceTally t;
+    for (const LaunchResult* r : {&first, &next_}) {
+      const nlohmann::json rep = parse_probe_report(r->out);
+      const auto field = [&](const char* k) {
+        return rep.is_object() && rep.contains(k) && rep[k].is_number_integer() ? rep[k].get<long long>() : 0;
+      };
+      t.tries += field("tries");
+      t.flips += field("flips");
+      t.calib_tries += field("calib_tries");
+      t.elapsed_ms += field("elapsed_ms");
+    }
+    t.calib_wins = count_win_lines(*calibration_ + ".won", calibration_token_);
+    t.wins_needed = int_arg(s.request.probe_argv, "--wins", kCalibrationWins);
+    t.victim = race_victim();
+    return t;
   }
 
  private:
   FileState planted_;
   LaunchResult next_;
+  std::optional<std::string> calibration_;  // C, expanded
+  std::string calibration_token_;
 };
 
 }  // namespace
