@@ -15,6 +15,9 @@ std::string kernel_release();    // uname -r, or the Windows build
 std::string host_name();
 std::filesystem::path self_exe_dir();  // directory of the running breakout binary
 long self_pid();                        // the harness's own process id (getpid, GetCurrentProcessId)
+// Swaps the two names in one step (Linux: renameat2 RENAME_EXCHANGE); false where the platform has
+// no such call or it failed (Windows: none). A race's flipper uses it: one syscall per flip.
+bool exchange_names(const std::filesystem::path& a, const std::filesystem::path& b);
 bool is_tty(int fd);
 // Why `breakout run` cannot attack a sandbox on this platform yet, or nullopt.
 std::optional<std::string> run_unsupported_reason();

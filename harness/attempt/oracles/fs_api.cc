@@ -21,6 +21,7 @@
 #include "harness/core/text.h"
 #include "harness/model/path_form.h"
 #include "harness/platform/line_channel.h"
+#include "harness/platform/os.h"
 
 namespace breakout::oracles {
 
@@ -78,40 +79,56 @@ class FsApi final : public Oracle {
   std::string content_;
 };
 
-// Flips each link between its two names until destroyed: a fresh symlink at `link`.flip renamed
-// over `link`, so every lookup of `link` sees one of the two, never no link. The first link is the
-// attempt's (its flips counted); the others, the calibration's, flip in the same loop. The harness
-// stands in for the sandboxed command here: the workspace is the sandbox's to write, so any
-// command in it can flip a link while the agent's runtime writes a file there on its behalf.
+// Flips each link between its two names until destroyed. Where the platform can swap two names in
+// one step (exchange_names: renameat2 RENAME_EXCHANGE), `link` and a twin `link`.flip naming the
+// other target are swapped, one syscall per flip, so a flipper starved on a loaded runner still
+// flips often; elsewhere a fresh symlink at `link`.flip is renamed over `link`. Either way every
+// lookup of `link` sees one of the two, never no link. The first link is the attempt's (its flips
+// counted); the others, the calibration's, flip in the same loop. The harness stands in for the
+// sandboxed command here: the workspace is the sandbox's to write, so any command in it can flip a
+// link while the agent's runtime writes a file there on its behalf.
 struct FlipLink {
-  std::filesystem::path link, a, b;
+  std::filesystem::path link, a, b;  // `link` names `a` when the flipper starts
 };
 
 class LinkFlipper {
  public:
-  explicit LinkFlipper(std::vector<FlipLink> links) : links_(std::move(links)), thread_([this] { run(); }) {}
+  explicit LinkFlipper(std::vector<FlipLink> links) : links_(std::move(links)) {
+    for (const auto& l : links_) {  // the link names `a`, its twin the other target
+      std::error_code ec;
+      std::filesystem::remove(l.link, ec);
+      std::filesystem::create_symlink(l.a, l.link, ec);
+      std::filesystem::remove(twin(l), ec);
+      std::filesystem::create_symlink(l.b, twin(l), ec);
+    }
+    thread_ = std::thread([this] { run(); });
+  }
   ~LinkFlipper() {
     stop_ = true;
     thread_.join();
     std::error_code ec;
-    for (const auto& l : links_) std::filesystem::remove(l.link.string() + ".flip", ec);
+    for (const auto& l : links_) std::filesystem::remove(twin(l), ec);
   }
   LinkFlipper(const LinkFlipper&) = delete;
   LinkFlipper& operator=(const LinkFlipper&) = delete;
   long long flips() const { return flips_.load(); }
 
  private:
+  static std::filesystem::path twin(const FlipLink& l) { return l.link.string() + ".flip"; }
+
   void run() {
-    for (bool to_a = true; !stop_; to_a = !to_a) {
+    for (bool to_b = true; !stop_; to_b = !to_b) {
       for (std::size_t i = 0; i < links_.size(); ++i) {
         const FlipLink& l = links_[i];
-        const std::filesystem::path tmp = l.link.string() + ".flip";
-        std::error_code ec;
-        std::filesystem::remove(tmp, ec);
-        std::filesystem::create_symlink(to_a ? l.a : l.b, tmp, ec);
-        if (ec) continue;
-        std::filesystem::rename(tmp, l.link, ec);
-        if (!ec && i == 0) ++flips_;
+        bool flipped = exchange_names(l.link, twin(l));
+        if (!flipped) {  // no exchange here: a fresh twin renamed over the link
+          std::error_code ec;
+          std::filesystem::remove(twin(l), ec);
+          std::filesystem::create_symlink(to_b ? l.b : l.a, twin(l), ec);
+          if (!ec) std::filesystem::rename(twin(l), l.link, ec);
+          flipped = !ec;
+        }
+        if (flipped && i == 0) ++flips_;
       }
     }
   }
@@ -119,7 +136,7 @@ class LinkFlipper {
   const std::vector<FlipLink> links_;
   std::atomic<bool> stop_{false};
   std::atomic<long long> flips_{0};
-  std::thread thread_;  // last: starts once the rest is set
+  std::thread thread_;
 };
 
 // The calibration beside fs.api.race-flip (race_calibration.h): the harness's own known-racy

@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <linux/fs.h>  // RENAME_EXCHANGE
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -49,6 +51,10 @@ fs::path self_exe_dir() {
 bool is_tty(int fd) { return ::isatty(fd) == 1; }
 
 long self_pid() { return static_cast<long>(::getpid()); }
+
+bool exchange_names(const std::filesystem::path& a, const std::filesystem::path& b) {
+  return ::syscall(SYS_renameat2, AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0;
+}
 
 std::optional<std::string> run_unsupported_reason() { return std::nullopt; }
 

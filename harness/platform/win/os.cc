@@ -26,6 +26,8 @@ std::optional<std::string> find_on_path(const std::string& tool) {
 
 std::string platform_name() { return "windows"; }
 long self_pid() { return static_cast<long>(::GetCurrentProcessId()); }
+
+bool exchange_names(const std::filesystem::path&, const std::filesystem::path&) { return false; }  // no atomic exchange
 std::string kernel_release() { return "windows"; }
 std::string host_name() {
   const char* n = std::getenv("COMPUTERNAME");
