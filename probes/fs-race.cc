@@ -68,7 +68,8 @@ constexpr char kUsage[] =
     "       breakout-probe-fs-race --op rename-read --path P --ancestor A --moved M [--race [--tries N] [--budget-ms MS]]\n"
     "  flip: L flips between P and L.decoy while the probe writes through L (N opens, at most MS)\n"
     "  exchange: renameat2(S, P, RENAME_EXCHANGE), S made in the workspace with one file\n"
-    "  rename-read: rename(A, M), read P under M; --race: A and M flip while P is read under both\n";
+    "  rename-read: rename(A, M), read P under M; --race: A and M flip while P is read under both\n"
+    "  --witness W (any op): also leave the report line at W (the harness's in-run witness)\n";
 
 constexpr char kLine[] = "breakout: written through a flipping link\n";
 
@@ -294,7 +295,8 @@ int main(int argc, char** argv) {
              {"moved", Args::kValue},
              {"race", Args::kFlag},
              {"tries", Args::kValue},
-             {"budget-ms", Args::kValue}});
+             {"budget-ms", Args::kValue},
+             {"witness", Args::kValue}});
   const std::string op = args.require("op");
   const std::string path = args.require("path");
   if (op != "flip" && op != "exchange" && op != "rename-read") args.usage_error("unknown --op '" + op + "'");
@@ -311,6 +313,7 @@ int main(int argc, char** argv) {
   const long long budget_ms = args.get_int("budget-ms", 10, 10000, 1000);
 
   ProbeReport r("fs-race");
+  if (auto w = args.get("witness")) r.witness_to(*w);
   r.set("op", op);
   r.set("path", path);
   if (is_rename) {
