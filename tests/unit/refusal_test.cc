@@ -218,8 +218,8 @@ TEST(Refusal, WitnessIsARegularFileNeverFollowedOrShownUnlessAReport) {
 // A driver's hello `refuses` and a profile's [refuses.*] are one rule (model/declared_refusal.h).
 TEST(Refusal, DriverDeclarationAppliesExactlyAsTheProfiles) {
   const driver::Hello h = driver::parse_hello(driver::parse_response(
-      R"({"id":1,"ok":true,"protocol":1,"name":"r","platform":"linux","capabilities":{},)"
-      R"("refuses":{"af_unix":{"when":["none"],"why":"its seccomp filter fails connect(2)"}}})"));
+      R"J({"id":1,"ok":true,"protocol":1,"name":"r","platform":"linux","capabilities":{},)J"
+      R"J("refuses":{"af_unix":{"when":["none"],"why":"its seccomp filter fails connect(2)"}}})J"));
   auto profile = make_template_spawner(parse_profile_text(kProfile, "r"));
   for (const NetworkMode mode : {NetworkMode::kNone, NetworkMode::kFull})
     for (const Mechanism m : {Mechanism::kAfUnix, Mechanism::kIcmp})
