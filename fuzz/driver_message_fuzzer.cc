@@ -75,6 +75,12 @@ void check_answer(std::string_view line) {
       FUZZ_CHECK(h.capabilities.concurrent_exec >= 1 && h.capabilities.concurrent_exec <= 1024);
       FUZZ_CHECK(h.pinned_env.size() <= 256);
       for (const auto& [k, v] : h.pinned_env) FUZZ_CHECK(!k.empty() && k.size() <= 256 && k.find('=') == std::string::npos);
+      // refuses: known mechanisms only, a printable bounded why, at most four known modes.
+      FUZZ_CHECK(h.refuses.size() <= 64);
+      for (const auto& [m, d] : h.refuses) {
+        FUZZ_CHECK(mechanism_from(m).has_value() && !d.why.empty() && d.why.size() <= 4 * kMaxRefusalWhy);  // \xNN at worst
+        FUZZ_CHECK(fuzz::is_printable(d.why) && d.when.size() <= kMaxRefusalWhen);
+      }
     });
   }
   interpret(r, [&] { (void)parse_boot(r); });

@@ -86,7 +86,8 @@ constexpr char kUsage[] =
     "  exchange: renameat2(S, P, RENAME_EXCHANGE), S made in the workspace with one file\n"
     "  rename-read: rename(A, M), read P under M; --race: A and M flip while P is read under both\n"
     "  --calibrate C [--wins K] [--victim racy|safe]: the race beside it against a known-racy victim\n"
-    "    (flip, rename-read --race), until it was won K times or MS\n";
+    "    (flip, rename-read --race), until it was won K times or MS\n"
+    "  --witness W (any op): also leave the report line at W (the harness's in-run witness)\n";
 
 constexpr char kLine[] = "breakout: written through a flipping link\n";
 
@@ -417,7 +418,8 @@ int main(int argc, char** argv) {
              {"budget-ms", Args::kValue},
              {"calibrate", Args::kValue},
              {"wins", Args::kValue},
-             {"victim", Args::kValue}});
+             {"victim", Args::kValue},
+             {"witness", Args::kValue}});
   const std::string op = args.require("op");
   const std::string path = args.require("path");
   if (op != "flip" && op != "exchange" && op != "rename-read") args.usage_error("unknown --op '" + op + "'");
@@ -444,6 +446,7 @@ int main(int argc, char** argv) {
   if (!victim_ok) args.usage_error("--victim is racy or safe");
 
   ProbeReport r("fs-race");
+  if (auto w = args.get("witness")) r.witness_to(*w);
   r.set("op", op);
   r.set("path", path);
   if (is_rename) {

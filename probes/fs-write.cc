@@ -84,7 +84,8 @@ constexpr char kUsage[] =
     "  --via symlink|hardlink --link L: name P at L first, then OP at L (create append truncate chmod)\n"
     "  --via win-interop: cmd.exe, through WSL's interop, does OP (create append) at P\n"
     "  --userns: enter a new user+mount namespace and remount P's mount read-write first\n"
-    "  --clone3 (with --userns): make that namespace with clone3(2) in a child, which runs the op\n";
+    "  --clone3 (with --userns): make that namespace with clone3(2) in a child, which runs the op\n"
+    "  --witness W: also leave the report line at W (the harness's in-run witness)\n";
 
 constexpr char kPayload[] = "breakout\n";
 
@@ -185,7 +186,7 @@ void plant_link(ProbeReport& r, const std::string& path, const std::string& src)
 int main(int argc, char** argv) {
   Args args(argc, argv, kUsage,
             {{"op", Args::kValue}, {"path", Args::kValue}, {"src", Args::kValue}, {"via", Args::kValue},
-             {"link", Args::kValue}, {"userns", Args::kFlag}, {"clone3", Args::kFlag}});
+             {"link", Args::kValue}, {"userns", Args::kFlag}, {"clone3", Args::kFlag}, {"witness", Args::kValue}});
   const std::string op = args.require("op");
   std::string path = args.require("path");
   const std::string via = args.get("via").value_or("");
@@ -210,6 +211,7 @@ int main(int argc, char** argv) {
   const std::string src = args.get("src").value_or("");
 
   ProbeReport r("fs-write");
+  if (auto w = args.get("witness")) r.witness_to(*w);
   r.set("op", op);
   r.set("path", path);
   if (needs_src) r.set("src", src);

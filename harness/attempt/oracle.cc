@@ -30,6 +30,7 @@ void record_run(AttemptRecord& rec, const std::vector<std::string>& command, con
   rec.probe_report = parse_probe_report(run.out);
   rec.stdout_excerpt = printable_excerpt(run.out, kExcerpt);
   rec.stderr_excerpt = printable_excerpt(run.err, kExcerpt);
+  if (run.refusal) rec.exit["refusal"] = {{"code", run.refusal->code}, {"message", run.refusal->message}};
 }
 
 // The window the probe is judged in starts after boot for spawners with sessions, whose boot
@@ -37,6 +38,9 @@ void record_run(AttemptRecord& rec, const std::vector<std::string>& command, con
 // stays the before-boot snapshot. What boot changed goes into the evidence, never into the verdict.
 std::unique_ptr<SpawnSession> Oracle::open(Scene& s) {
   auto session = s.ctx.spawner->open(s.request, s.limits, &s.box, s.ctx.cancel);
+  // A refused boot sets nothing up: the probe's window stays the before-boot snapshot, so
+  // whatever the refused boot changed is judged (docs/drivers.md: "a refused boot changes nothing").
+  if (session && session->boot_refusal()) return session;
   if (s.ctx.spawner->has_sessions()) {
     s.at_boot = take_snapshot(s.tree.roots().tree);
     const SetupRecord setup = record_setup(*s.before, *s.at_boot, s.tree, s.request.resolved);
@@ -50,6 +54,7 @@ LaunchResult Oracle::exec(Scene& s, SpawnSession* session) {
   const LaunchResult run = session->exec(s.request, s.limits);
   record_run(s.rec, session->command_line(), run);  // display only
   check(!run.cancelled && !(s.ctx.cancel && s.ctx.cancel->load()), "interrupted");
+  if (run.refusal) return run;  // a clear refusal is judged (judge_refused), not an error
   check(run.started, "the spawner did not start: " + run.start_error);
   return run;
 }

@@ -24,9 +24,10 @@ struct Execution {
   std::string group;       // "<attempt>@<policy>": executions that control each other
   Expectation expectation;
   std::string skip_reason; // set by the planner when it cannot run here
-  // A control (allow) whose target needs a mechanism the spawner declares it refuses under this
-  // policy (model/mechanism.h): the sentence why. If it then does not happen, that is the
-  // declared limitation (skip), not an overblock.
+  // An execution that needs a mechanism the spawner declares it refuses under this policy
+  // (model/declared_refusal.h): the sentence why. A control that then does not happen, an
+  // execution the host could not see at all, or one the spawner refused, is that declared
+  // limitation (skip), not an overblock or an error (run_attempt.cc).
   std::string refused;
   // A denial whose group has such a control: the probe leaves a witness in the workspace, and
   // its absence fails the denial (attempt/witness.h), since no control says the probe worked.
@@ -46,7 +47,7 @@ struct AttemptRecord {
   nlohmann::json exit = nlohmann::json::object();          // how the spawner process ended
   std::string stdout_excerpt, stderr_excerpt;              // bounded, as sent (hostile)
   std::vector<std::string> controls;                       // ids of the controls of a deny
-  std::string refused;     // a control skipped as the declared refusal (Execution::refused)
+  std::string refused;     // skipped as the declared refusal (Execution::refused)
   bool witnessed = false;  // a deny whose in-run witness held (Execution::witness)
   double duration_ms = 0;
 };

@@ -18,7 +18,7 @@ namespace {
 
 // The class oracle's observation against the expectation, and any escape besides it
 // (collateral.h): that one wins over a pass, whatever the execution's role.
-void judge_into(Scene& s, const Oracle& oracle, const Observation& seen) {
+void judge_into(Scene& s, const Oracle& oracle, const Observation& seen, const LaunchResult& run) {
   const auto besides = oracle.collateral() ? collateral_escape(s.ex, s.tree, s.request.resolved, s.window(), s.io, s.ctx, seen) : std::nullopt;
   s.rec.evidence.update(seen.evidence);
   std::optional<std::string> in_run_control = seen.in_run_control;
@@ -28,10 +28,20 @@ void judge_into(Scene& s, const Oracle& oracle, const Observation& seen) {
     s.rec.witnessed = w.present;
     if (!w.present && (!in_run_control || in_run_control->empty())) in_run_control = w.problem;
   }
-  Judgement j = seen.not_applicable ? Judgement{Verdict::kSkip, *seen.not_applicable}
-                                    : judge(s.ex.expectation.value, seen.effect, seen.summary, in_run_control);
-  // A control on a mechanism the profile declares refused: not happening is that limitation.
-  if (j.verdict == Verdict::kOverblock && !s.ex.refused.empty()) {
+  Judgement j;
+  if (run.refusal) {  // the spawner's clear refusal: the host decides what it is worth (judge_refused)
+    s.rec.evidence["refusal"] = {{"code", run.refusal->code}, {"message", run.refusal->message}};
+    j = judge_refused(s.ex.expectation.value, seen.effect, seen.summary, run.refusal->text());
+  } else {
+    j = seen.not_applicable ? Judgement{Verdict::kSkip, *seen.not_applicable}
+                            : judge(s.ex.expectation.value, seen.effect, seen.summary, in_run_control);
+  }
+  // An execution on a mechanism the spawner declares refused (plan.cc, Execution::refused): not
+  // happening, not being seen at all, or being refused is that limitation, never an overblock or
+  // an error. What the host saw happen still counts.
+  const bool unseen = j.verdict == Verdict::kError && seen.effect == Effect::kUnknown;
+  const bool refused_here = run.refusal && seen.effect != Effect::kHappened && j.verdict != Verdict::kEscape;
+  if (!s.ex.refused.empty() && (j.verdict == Verdict::kOverblock || unseen || refused_here)) {
     s.rec.refused = s.ex.refused;
     j = {Verdict::kSkip, s.ex.refused + " (declared; " + j.reason + ")"};
   }
@@ -59,7 +69,7 @@ std::optional<Skip> run_steps(const Execution& ex, const RunContext& ctx, Attemp
   if (auto skip = oracle->before_exec(scene, session.get())) return skip;   // 6. pins, watches
   const LaunchResult run = oracle->exec(scene, session.get());              // 7. spawn, drain, wait
   const Observation seen = oracle->observe(scene, run);                     // 8. outside evidence
-  judge_into(scene, *oracle, seen);                                         // 9. verdict, and escapes besides
+  judge_into(scene, *oracle, seen, run);                                    // 9. verdict, and escapes besides
   oracle->end(scene, session.get());                                        // 10. shut down
   residue.spawn_over();                                                     //     what it left running
   rec.evidence["killed_after_judging"] = scene.box.kill_all();              // 11. clean up (RAII removes the rest)

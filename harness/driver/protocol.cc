@@ -14,6 +14,7 @@ using json = nlohmann::json;
 constexpr std::size_t kExcerpt = 200;
 constexpr std::size_t kMaxNameLen = 256;
 constexpr std::size_t kMaxPinned = 256;
+constexpr std::size_t kMaxRefusals = 64;  // hello.refuses entries (there are far fewer mechanisms)
 
 std::string excerpt(std::string_view s) { return printable_excerpt(s, kExcerpt); }
 
@@ -148,6 +149,39 @@ std::optional<int> small_int_or_null(const Response& r, const char* name, int lo
                       std::to_string(lo) + ", " + std::to_string(hi) + "]");
 }
 
+// hello.refuses: the JSON side of the checks a profile's [refuses.*] gets (model/declared_refusal.h).
+DeclaredRefusals parse_refuses(const json& refuses) {
+  if (!refuses.is_object() || refuses.size() > kMaxRefusals)
+    throw ProtocolError("hello: \"refuses\" must be an object of at most " + std::to_string(kMaxRefusals) +
+                        " mechanisms, each {\"why\": \"...\", \"when\": [modes]}");
+  DeclaredRefusals out;
+  for (const auto& [name, entry] : refuses.items()) {
+    const std::string here = "hello: refuses." + excerpt(name);
+    if (!mechanism_from(name)) throw ProtocolError(here + ": unknown mechanism (known: " + mechanism_names() + ")");
+    if (!entry.is_object()) throw ProtocolError(here + ": must be an object {\"why\": \"...\", \"when\": [modes]}");
+    DeclaredRefusal d;
+    for (const auto& [key, value] : entry.items()) {
+      if (!is_refusal_key(key))
+        throw ProtocolError(here + ": unknown field '" + excerpt(key) + "' (allowed: " + refusal_keys() + ")");
+      if (key == "why") {
+        if (!value.is_string()) throw ProtocolError(here + ": why must be a string");
+        d.why = value.get<std::string>();
+      } else {
+        if (!value.is_array() || value.size() > kMaxRefusalWhen)
+          throw ProtocolError(here + ": when must be a list of at most " + std::to_string(kMaxRefusalWhen) + " network modes");
+        for (const auto& mode : value) {
+          if (!mode.is_string()) throw ProtocolError(here + ": when must hold network mode names");
+          d.when.push_back(mode.get<std::string>());
+        }
+      }
+    }
+    if (const auto problem = check_refusal(name, d)) throw ProtocolError(here + problem->where + ": " + problem->message);
+    d.why = printable_excerpt(d.why, kMaxRefusalWhy);  // shown in verdict reasons and reports
+    out[name] = std::move(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool is_error_code(std::string_view code) {
@@ -156,6 +190,10 @@ bool is_error_code(std::string_view code) {
   for (const auto c : kCodes)
     if (c == code) return true;
   return false;
+}
+
+bool is_refusal_code(std::string_view code) {
+  return code == "invalid" || code == "unsupported" || code == "exec_failed";
 }
 
 std::string hello_request(long long id) {
@@ -332,6 +370,8 @@ Hello parse_hello(const Response& r) {
       h.pinned_env[k] = v.get<std::string>();
     }
   }
+  const json& refuses = field(r, "refuses");
+  if (!refuses.is_null()) h.refuses = parse_refuses(refuses);
   return h;
 }
 

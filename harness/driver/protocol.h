@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/error.h"
+#include "harness/model/declared_refusal.h"
 
 namespace breakout::driver {
 
@@ -26,6 +27,9 @@ inline constexpr std::size_t kMaxNesting = 32;  // deeper JSON is refused before
 
 // The error codes of protocol v1; anything else a driver sends is reported as "internal".
 bool is_error_code(std::string_view code);
+// The codes that are a clear refusal (invalid, unsupported, exec_failed): "it did not happen",
+// a verdict (core/refusal.h). boot_failed, no_session and internal stay failures.
+bool is_refusal_code(std::string_view code);
 
 // A driver answer that violates the protocol (or a failure answer, see DriverFailure).
 class ProtocolError : public Error {
@@ -41,9 +45,10 @@ inline std::string failure_text(const std::string& code, const std::string& mess
 // {"ok": false, "error": {...}}: the driver refused or failed a request.
 class DriverFailure : public Error {
  public:
-  DriverFailure(std::string code, const std::string& message)
-      : Error(failure_text(code, message)), code(std::move(code)) {}
+  DriverFailure(std::string code, std::string message)
+      : Error(failure_text(code, message)), code(std::move(code)), message(std::move(message)) {}
   std::string code;
+  std::string message;  // printable, bounded (parse_response)
 };
 
 struct Response {
@@ -66,6 +71,9 @@ struct Hello {
   std::string name, version, platform;
   Capabilities capabilities;
   std::map<std::string, std::string> pinned_env;
+  // Mechanisms the sandbox refuses whatever the policy says, as a profile's [refuses.*]
+  // declares them (model/declared_refusal.h); empty when hello has no "refuses".
+  DeclaredRefusals refuses;
 };
 
 struct ExecResult {

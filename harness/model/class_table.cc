@@ -17,7 +17,7 @@ using E = Expected;
 
 constexpr ClassSpec kClasses[] = {
     {.klass = C::kFsWrite, .name = "fs-write", .probe = "fs-write", .targets = true, .path_form = true,
-     .fs = FsRule::kWrite, .decided_by = PolicyField::kWritable, .expect = rules::fs_path},
+     .witness = true, .fs = FsRule::kWrite, .decided_by = PolicyField::kWritable, .expect = rules::fs_path},
     {.klass = C::kFsRead, .name = "fs-read", .probe = "fs-read", .targets = true, .path_form = true,
      .fs = FsRule::kRead, .decided_by = PolicyField::kDenyRead, .expect = rules::fs_path},
     {.klass = C::kNetConnect, .name = "net-connect", .probe = "net-connect", .targets = true, .witness = true,
@@ -103,7 +103,7 @@ constexpr ClassSpec kClasses[] = {
      .decided_by = PolicyField::kNetwork, .expect = rules::connect},
     {.klass = C::kSpawnerFollow, .name = "spawner-follow", .probe = "fs-write", .targets = true,
      .decided_by = PolicyField::kWritable, .expect = rules::spawner_follow},
-    {.klass = C::kFsRace, .name = "fs-race", .probe = "fs-race", .targets = true,
+    {.klass = C::kFsRace, .name = "fs-race", .probe = "fs-race", .targets = true, .witness = true,
      .decided_by = PolicyField::kWritable, .expect = rules::race_write},
     {.klass = C::kRegistryRead, .name = "registry-read", .probe = "reg-read", .targets = true,
      .host_noun = "registry keys (their values are where programs and services keep credentials)",

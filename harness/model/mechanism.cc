@@ -10,7 +10,8 @@ namespace {
 constexpr std::pair<Mechanism, const char*> kNames[] = {
     {Mechanism::kAfUnix, "af_unix"}, {Mechanism::kIoUring, "io_uring"},
     {Mechanism::kPtrace, "ptrace"}, {Mechanism::kProcfs, "procfs"}, {Mechanism::kI386Abi, "i386_abi"},
-    {Mechanism::kIcmp, "icmp"}, {Mechanism::kNetlink, "netlink"}};
+    {Mechanism::kIcmp, "icmp"}, {Mechanism::kNetlink, "netlink"}, {Mechanism::kMknod, "mknod"},
+    {Mechanism::kRenameExchange, "rename_exchange"}, {Mechanism::kHostProc, "host_proc"}};
 }  // namespace
 
 const char* to_string(Mechanism m) {

@@ -1,6 +1,6 @@
 // Kernel mechanisms a sandbox may refuse outright, whatever the policy says, and the targets
-// that need them. A profile declares such a refusal ([refuses] in spawners/*.toml,
-// docs/spawners.md); the planner then reads a failed control on such a target as a declared
+// that need them. A profile ([refuses] in spawners/*.toml, docs/spawners.md) or a driver (hello
+// `refuses`, docs/drivers.md) declares such a refusal (declared_refusal.h); the planner then reads a failed control on such a target as a declared
 // limitation, and the denials it pairs with are judged with an in-run witness instead
 // (attempt/witness.h): the probe left a marker in the workspace after its attempt.
 //
@@ -40,6 +40,17 @@ enum class Mechanism {
   // NETLINK_ROUTE requests (rtnetlink(7)), the dump getifaddrs(3) makes included: Codex's seccomp
   // filter refuses socket(AF_NETLINK) under network off.
   kNetlink,
+  // A named pipe or device/socket node made by mkfifo(3)/mknod(2) showing on the host's file
+  // system. gVisor keeps them in its own kernel: the host never sees one, in the workspace either
+  // (gvisor.dev/docs/architecture_guide/: the Gofer/host file system holds regular files and
+  // directories), so the workspace control of fs.write.mkfifo/mknod cannot happen there.
+  kMknod,
+  // renameat2(2) RENAME_EXCHANGE: gVisor does not implement it (EINVAL), so the workspace control
+  // of fs.race.exchange-dir cannot happen there.
+  kRenameExchange,
+  // The command's processes visible in the host's /proc: a sandbox that runs them in a kernel of
+  // its own (gVisor's Sentry) shows the host only itself, so recon never sees the probe alive.
+  kHostProc,
 };
 
 const char* to_string(Mechanism m);                        // "af_unix", as profiles write it

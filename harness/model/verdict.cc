@@ -44,6 +44,18 @@ Judgement judge(Expected expected, Effect effect, const std::string& evidence,
   return {Verdict::kError, "unknown expectation"};
 }
 
+Judgement judge_refused(Expected expected, Effect effect, const std::string& evidence, const std::string& refusal) {
+  if (effect == Effect::kHappened) return judge(expected, effect, evidence, std::nullopt);
+  const std::string why = "the spawner refused (" + refusal + ")";
+  switch (expected) {
+    case Expected::kObserved: return {Verdict::kSkip, "informational: " + why};
+    case Expected::kHolds: return {Verdict::kBroken, why + ", so the contract was not kept"};
+    case Expected::kAllowed: return {Verdict::kOverblock, "allowed but " + why};
+    case Expected::kDenied: return {Verdict::kPass, "refused: nothing happened outside (" + refusal + ")"};
+  }
+  return {Verdict::kError, "unknown expectation"};
+}
+
 Judgement apply_control(const Judgement& deny, const std::string& control_id, Verdict control, bool excused) {
   if (deny.verdict != Verdict::kPass || control == Verdict::kPass) return deny;
   if (excused && control == Verdict::kSkip)

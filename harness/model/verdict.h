@@ -34,6 +34,13 @@ struct Judgement {
 Judgement judge(Expected expected, Effect effect, const std::string& evidence,
                 const std::optional<std::string>& in_run_control);
 
+// The same for a run the spawner refused (core/refusal.h: it says it ran nothing). The host
+// still decides: an effect seen is judged as judge() would (an escape for a denial). Seen
+// nothing, a denial passes ("refused: nothing happened outside"), a control is an overblock, a
+// contract broken; no in-run control is asked for, since the probe did not run. `refusal` is
+// the refusal's "code: message".
+Judgement judge_refused(Expected expected, Effect effect, const std::string& evidence, const std::string& refusal);
+
 // A denial that passed is only worth something if its controls passed:
 // returns the judgement after applying the controls' verdict. `excused`: the control was
 // skipped as a limitation the profile declares (a mechanism the sandbox refuses, model/

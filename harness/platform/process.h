@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/refusal.h"
+
 namespace breakout {
 
 // Per-attempt process containment: everything started through run_process with
@@ -119,6 +121,10 @@ struct LaunchResult {
   std::chrono::nanoseconds duration{0};      // start to reap
   std::string box_join;            // how the child entered the box: "clone3-into-cgroup",
                                    // "cgroup.procs-write" (POSIX); empty without a cgroup
+  // Set by a spawner that refused the command (core/refusal.h): a driver's refusal of the exec
+  // or of its boot (started stays false), a template tool's declared refusal exit. Never set
+  // by run_process itself.
+  std::optional<Refusal> refusal;
 };
 
 // Starts spec.argv inside `box` (may be null), drains both pipes concurrently,

@@ -67,9 +67,8 @@ std::vector<Execution> plan_executions(const Suite& suite, const Spawner& spawne
         ex.id = attempt.id + "@" + policy.name + (target ? "[" + target->text + "]" : "");
         ex.expectation = expect(attempt.klass, target ? &*target : nullptr, policy, roots);
         ex.skip_reason = skip_reason(attempt, policy, target, spawner, listeners, options);
-        if (ex.expectation.value == Expected::kAllowed)
-          for (const Mechanism m : mechanisms_needed(attempt.needs, target ? &*target : nullptr))
-            if (auto why = spawner.refuses(m, policy); why && ex.refused.empty()) ex.refused = *why;
+        for (const Mechanism m : mechanisms_needed(attempt.needs, target ? &*target : nullptr))
+          if (auto why = spawner.refuses(m, policy); why && ex.refused.empty()) ex.refused = *why;
         all.push_back(std::move(ex));
       }
     }
@@ -77,7 +76,8 @@ std::vector<Execution> plan_executions(const Suite& suite, const Spawner& spawne
   // A group whose control the spawner may refuse: its denials leave a witness instead (witness.h).
   std::set<std::string> refused_groups;
   for (const auto& ex : all)
-    if (!ex.refused.empty() && ex.skip_reason.empty()) refused_groups.insert(ex.group);
+    if (!ex.refused.empty() && ex.skip_reason.empty() && ex.expectation.value == Expected::kAllowed)
+      refused_groups.insert(ex.group);
   for (auto& ex : all)
     ex.witness = ex.expectation.value == Expected::kDenied && refused_groups.count(ex.group) &&
                  class_spec(ex.attempt->klass).witness;

@@ -41,7 +41,9 @@ class CommandSession final : public SpawnSession {
       std::lock_guard lock(mu_);
       command_ = plan.argv;
     }
-    return run_process(spec, box_, cancel_);
+    LaunchResult run = run_process(spec, box_, cancel_);
+    run.refusal = spawner_.refusal_in(run);  // the tool's declared refusal exit: it ran nothing
+    return run;
   }
 
   std::vector<std::string> command_line() const override {

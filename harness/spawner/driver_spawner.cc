@@ -59,8 +59,15 @@ class DriverSession final : public SpawnSession {
     try {
       driver::parse_hello(conn_->call("hello", [](long long id) { return driver::hello_request(id); },
                                       settings.hello_timeout));
-      workspace_ = driver::parse_boot(conn_->call(
-          "boot", [&](long long id) { return driver::boot_request(id, session_, policy); }, settings.boot_timeout));
+      try {
+        workspace_ = driver::parse_boot(conn_->call(
+            "boot", [&](long long id) { return driver::boot_request(id, session_, policy); }, settings.boot_timeout));
+      } catch (const driver::DriverFailure& e) {
+        if (!driver::is_refusal_code(e.code)) throw;
+        // A clear refusal: the session stays, runs nothing, and answers with it (boot_refusal()).
+        boot_refusal_ = Refusal{e.code, printable_excerpt(e.message, kMaxRefusalMessage)};
+        return;
+      }
     } catch (const std::exception& e) {
       closed_ = true;
       conn_->close(settings.close_grace);
@@ -82,8 +89,15 @@ class DriverSession final : public SpawnSession {
 
   void close() override { conn_->close(settings_.close_grace); }
 
+  std::optional<Refusal> boot_refusal() const override { return boot_refusal_; }
+
   LaunchResult exec(const SpawnRequest& r, const LaunchSpec& limits) override {
     LaunchResult out;
+    if (boot_refusal_) {
+      out.refusal = boot_refusal_;
+      out.start_error = "the driver refused the boot: " + boot_refusal_->text();
+      return out;
+    }
     const std::optional<double> timeout_s =
         r.timeout ? std::optional<double>(std::chrono::duration<double>(*r.timeout).count()) : std::nullopt;
     const auto bound = limits.timeout.value_or(std::chrono::milliseconds(120000)) + settings_.exec_grace;
@@ -106,6 +120,7 @@ class DriverSession final : public SpawnSession {
       out.err = x.err.substr(0, limits.max_capture);
     } catch (const driver::DriverFailure& e) {
       out.start_error = e.what();
+      if (driver::is_refusal_code(e.code)) out.refusal = Refusal{e.code, printable_excerpt(e.message, kMaxRefusalMessage)};
     } catch (const Error& e) {
       out.start_error = e.what();
     }
@@ -144,14 +159,18 @@ class DriverSession final : public SpawnSession {
     nlohmann::json e = conn_->evidence();
     e["session"] = session_;
     if (!workspace_.empty()) e["driver_workspace"] = printable_excerpt(workspace_, 1024);
+    if (boot_refusal_) e["boot_refused"] = {{"code", boot_refusal_->code}, {"message", boot_refusal_->message}};
     return e;
   }
 
  private:
+  // A refusal (invalid, unsupported, exec_failed) is an answer; another failure code a broken driver.
   template <typename MakeRequest>
   FsAnswer fs_call(const char* op, MakeRequest make) {
+    if (boot_refusal_) return {boot_refusal_, ""};
     driver::Response r = conn_->call(op, make, settings_.exec_grace);
-    if (!r.ok) return {driver::failure_text(r.error_code, r.error_message), ""};
+    if (!r.ok && !driver::is_refusal_code(r.error_code)) driver::expect_ok(r);
+    if (!r.ok) return {Refusal{r.error_code, printable_excerpt(r.error_message, kMaxRefusalMessage)}, ""};
     return {std::nullopt, std::string(op) == "read_file" ? driver::parse_read_file(r) : std::string()};
   }
 
@@ -159,6 +178,7 @@ class DriverSession final : public SpawnSession {
   std::string session_;
   std::unique_ptr<DriverConnection> conn_;
   std::string workspace_;
+  std::optional<Refusal> boot_refusal_;
   bool booted_ = false;
   std::mutex shutdown_mu_;
   bool closed_ = false;
@@ -215,6 +235,10 @@ class DriverSpawner final : public Spawner {
     if (!policy.deny_write.empty() && !hello_.capabilities.deny_write)
       return "the driver cannot protect paths inside writable roots (hello capabilities.deny_write is false)";
     return std::nullopt;
+  }
+  // hello.refuses, applied as a profile's [refuses.*] is (model/declared_refusal.h).
+  std::optional<std::string> refuses(Mechanism m, const Policy& policy) const override {
+    return refusal_reason(hello_.refuses, name(), m, policy.network);
   }
   SpawnPlan plan(const SpawnRequest&) const override {
     throw Error("driver spawners run through sessions (open/exec/shutdown), not single commands");

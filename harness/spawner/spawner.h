@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/error.h"
+#include "harness/core/refusal.h"
 #include "harness/model/mechanism.h"
 #include "harness/model/policy.h"
 #include "harness/model/scenario.h"
@@ -65,7 +66,7 @@ struct SpawnPlan {
 // What the spawner's file API answered to one request. A refusal (driver `ok: false`) is a
 // sandbox's expected answer, "the op did not happen", so it is a value; a broken driver throws.
 struct FsAnswer {
-  std::optional<std::string> refusal;  // set when refused: the driver's code and message
+  std::optional<Refusal> refusal;      // set when refused: the driver's code and message
   std::string content;                 // read_file's bytes, when it was done
 };
 
@@ -92,6 +93,9 @@ class SpawnSession {
   // anything else that goes wrong (no API, a broken driver) throws Error.
   virtual FsAnswer write_file(const std::string& path, const std::string& content);
   virtual FsAnswer read_file(const std::string& path);
+  // The spawner's refusal of this session's boot (a driver's `ok: false` with a refusal code):
+  // the session exists, runs nothing, and answers every exec and fs op with this refusal.
+  virtual std::optional<Refusal> boot_refusal() const { return std::nullopt; }
 };
 
 class Spawner {
@@ -116,6 +120,9 @@ class Spawner {
   // declares so ([refuses], docs/spawners.md): srt's seccomp fails socket(AF_UNIX). nullopt:
   // not declared. Controls that need it are then judged as that limitation (model/mechanism.h).
   virtual std::optional<std::string> refuses(Mechanism, const Policy&) const { return std::nullopt; }
+  // Whether a finished run of a command-line spawner was the tool's declared refusal: it ran
+  // nothing (template [refusal_exit], docs/spawners.md). nullopt: a run like any other.
+  virtual std::optional<Refusal> refusal_in(const LaunchResult&) const { return std::nullopt; }
   virtual SpawnPlan plan(const SpawnRequest& request) const = 0;
 
   // Boots the sandbox for one attempt (policy and tree from `boot`). Everything

@@ -151,25 +151,37 @@ ProfileInexpressible parse_inexpressible(const toml::table& t, const std::string
   return c;
 }
 
-std::map<std::string, ProfileRefusal> parse_refusals(const toml::table& t, const std::string& where) {
-  std::map<std::string, ProfileRefusal> out;
+// The TOML side of the shared checks (model/declared_refusal.h): types here, the rest there.
+DeclaredRefusals parse_refusals(const toml::table& t, const std::string& where) {
+  DeclaredRefusals out;
   for (const auto& [key, value] : t) {
     const std::string name(key.str());
     const std::string here = where + "." + name;
     if (!mechanism_from(name)) schema::fail("bad-mechanism", here, "unknown mechanism (known: " + mechanism_names() + ")");
     if (!value.is_table()) schema::fail("bad-type", here, "must be a table { when = [...], why = \"...\" }");
     const toml::table& r = *value.as_table();
-    schema::only_fields(r, {"when", "why"}, here);
-    ProfileRefusal refusal;
+    for (const auto& [k, v] : r)
+      if (!is_refusal_key(k.str()))
+        schema::fail("unknown-field", here, "unknown field '" + std::string(k.str()) + "' (allowed: " + refusal_keys() + ")");
+    DeclaredRefusal refusal;
     refusal.why = schema::required_string(r, "why", here);
-    if (refusal.why.empty()) schema::fail("bad-value", here, "why must say why the tool refuses it");
     refusal.when = schema::string_array(r, "when", here, false);
-    for (const auto& mode : refusal.when)
-      if (mode != "none" && mode != "loopback" && mode != "full" && mode != "proxy")
-        schema::fail("bad-value", here + ".when", "unknown network mode '" + mode + "'");
+    if (const auto problem = check_refusal(name, refusal)) schema::fail(problem->code, here + problem->where, problem->message);
     out[name] = std::move(refusal);
   }
   return out;
+}
+
+ProfileRefusalExit parse_refusal_exit(const toml::table& t, const std::string& where) {
+  schema::only_fields(t, {"status", "stderr"}, where);
+  ProfileRefusalExit e;
+  const auto status = schema::optional_int(t, "status", where);
+  if (!status || *status < 1 || *status > 255) schema::fail("bad-value", where, "status must be an exit status in [1, 255]");
+  e.status = static_cast<int>(*status);
+  e.stderr_prefix = schema::required_string(t, "stderr", where);
+  // Without its message an exit status alone cannot tell the tool's refusal from a probe's exit.
+  if (e.stderr_prefix.empty()) schema::fail("bad-value", where, "stderr must be the tool's own message prefix");
+  return e;
 }
 
 }  // namespace
@@ -186,7 +198,7 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
                       const fs::path& tools_dir) {
   schema::only_fields(root, {"kind", "name", "description", "notes", "requires", "version", "command", "writable_root",
                              "deny_read_dir", "deny_read_file", "deny_write", "protects", "env_set", "env_unset",
-                             "network", "config_file", "cannot_express", "refuses"},
+                             "network", "config_file", "cannot_express", "refuses", "refusal_exit"},
                       origin);
   if (const auto kind = schema::optional_string(root, "kind", origin); kind && *kind != "template")
     schema::fail("bad-kind", origin, "kind must be \"template\" or \"driver\" (drivers: docs/drivers.md)");
@@ -220,6 +232,10 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
   if (const toml::node* c = root.get("cannot_express")) {
     if (!c->is_table()) schema::fail("bad-type", origin + ": cannot_express", "must be a table");
     p.cannot = parse_inexpressible(*c->as_table(), origin + ": cannot_express");
+  }
+  if (const toml::node* e = root.get("refusal_exit")) {
+    if (!e->is_table()) schema::fail("bad-type", origin + ": refusal_exit", "must be a table { status = N, stderr = \"...\" }");
+    p.refusal_exit = parse_refusal_exit(*e->as_table(), origin + ": refusal_exit");
   }
   if (const toml::node* r = root.get("refuses")) {
     if (!r->is_table()) schema::fail("bad-type", origin + ": refuses", "must be a table of mechanisms");

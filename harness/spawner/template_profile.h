@@ -14,6 +14,7 @@
 
 #include <toml++/toml.h>
 
+#include "harness/model/declared_refusal.h"
 #include "harness/spawner/config_literal.h"
 
 namespace breakout {
@@ -51,11 +52,12 @@ struct ProfileInexpressible {
   std::string proxy_local;
 };
 
-// [refuses.<mechanism>]: a kernel mechanism the tool refuses whatever the policy says
-// (model/mechanism.h), under the listed network modes (all when `when` is absent).
-struct ProfileRefusal {
-  std::vector<std::string> when;  // network mode names; empty: every mode
-  std::string why;
+// A tool's refusal exit ([refusal_exit]): how it says it refused the command and ran nothing.
+// A run that exited with `status`, whose stderr starts with `stderr_prefix` and whose stdout
+// holds no probe report is that refusal (core/refusal.h), judged from the host (docs/spawners.md).
+struct ProfileRefusalExit {
+  int status = 0;
+  std::string stderr_prefix;  // the tool's own message prefix ("bwrap: "), never empty
 };
 
 struct Profile {
@@ -82,7 +84,10 @@ struct Profile {
   std::map<std::string, std::string> network_unsupported;
   std::optional<ProfileConfigFile> config_file;
   ProfileInexpressible cannot;
-  std::map<std::string, ProfileRefusal> refuses;  // by mechanism name ("af_unix")
+  // [refuses.<mechanism>]: a kernel mechanism the tool refuses whatever the policy says
+  // (model/declared_refusal.h), under the listed network modes (all when `when` is absent).
+  DeclaredRefusals refuses;
+  std::optional<ProfileRefusalExit> refusal_exit;
   std::vector<std::string> typed_used;  // "{x:fmt}" placeholders the templates use, rendered per spawn
   bool uses_spawner_dir = false;
   bool maps_deny_write = false;  // the command has {deny_write...} or a template {deny_write:FMT}

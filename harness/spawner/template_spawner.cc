@@ -270,13 +270,17 @@ class TemplateSpawner final : public Spawner {
     return std::nullopt;
   }
   std::optional<std::string> refuses(Mechanism m, const Policy& policy) const override {
-    const auto it = profile_.refuses.find(to_string(m));
-    if (it == profile_.refuses.end()) return std::nullopt;
-    const auto& when = it->second.when;
-    if (!when.empty() && std::find(when.begin(), when.end(), to_string(policy.network)) == when.end())
-      return std::nullopt;
-    return profile_.name + " refuses " + to_string(m) + " under network = " + to_string(policy.network) + ": " +
-           it->second.why;
+    return refusal_reason(profile_.refuses, profile_.name, m, policy.network);
+  }
+  // [refusal_exit]: the tool's status and message prefix, and no probe report (nothing ran).
+  std::optional<Refusal> refusal_in(const LaunchResult& run) const override {
+    const auto& e = profile_.refusal_exit;
+    if (!e || !run.started || !run.exited || run.exit_code != e->status) return std::nullopt;
+    if (run.err.compare(0, e->stderr_prefix.size(), e->stderr_prefix) != 0) return std::nullopt;
+    if (run.out.find("BREAKOUT-REPORT") != std::string::npos) return std::nullopt;
+    const std::string first_line = run.err.substr(0, run.err.find('\n'));
+    return Refusal{"refusal-exit", "exit " + std::to_string(run.exit_code) + ": " +
+                                       printable_excerpt(first_line, kMaxRefusalMessage)};
   }
   SpawnPlan plan(const SpawnRequest& r) const override {
     SpawnPlan p;

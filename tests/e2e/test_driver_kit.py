@@ -349,6 +349,31 @@ def test_kit_adapts_an_async_shell_booter():
     k.close()
 
 
+class RefusingBooter:
+    """A booter class that declares what its sandbox refuses (docs/driver-kit.md, `refuses`)."""
+
+    refuses = {"icmp": {"why": "no CAP_NET_RAW", "when": ["none"]}}
+
+    def __init__(self, session):
+        pass
+
+
+def test_kit_declares_refusals_in_hello():
+    k = InProcess(RefusingBooter)  # the class attribute
+    assert k.call("hello", protocol=1)["refuses"] == {"icmp": {"why": "no CAP_NET_RAW", "when": ["none"]}}
+    k.close()
+    k = InProcess(RefusingBooter, refuses={"mknod": {"why": "nodes stay inside"}})  # the argument wins
+    assert k.call("hello", protocol=1)["refuses"] == {"mknod": {"why": "nodes stay inside"}}
+    k.close()
+    k = InProcess(AsyncShellBooter)  # nothing declared: no field, as every driver before it
+    assert "refuses" not in k.call("hello", protocol=1)
+    k.close()
+    for bad, says in [({"keyctl": {"why": "x"}}, "unknown mechanism"), ({"icmp": {"why": "x", "whn": []}}, "whn"),
+                      ({"icmp": {}}, "why must say"), ({"icmp": {"why": "x", "when": ["off"]}}, "network modes")]:
+        with pytest.raises(ValueError, match=says):
+            DriverServer(RefusingBooter, name="t", version="0", refuses=bad)
+
+
 def test_kit_hands_sync_booters_the_computed_env_and_closes_at_eof(monkeypatch):
     monkeypatch.setenv("HOST_SECRET", "s3cret")
     seen, shut = [], []

@@ -68,3 +68,20 @@ def test_nothing_escapes_and_the_exit_status_says_so(refusal_run):
     kind, run, _ = refusal_run
     assert not run.by_verdict("escape"), run.explain(run.by_verdict("escape"))
     assert run.returncode == (0 if kind == "declared" else 1), run.stdout[-2000:]
+
+
+# [refusal_exit] (docs/spawners.md): the tool's own refusal, judged as a driver's ok:false is.
+def test_a_profile_refusal_exit_is_a_refused_verdict(run_breakout):
+    require_root_tool("sh")
+    run = run_breakout("--spawner", str(FIXTURES / "refusal-exit.toml"), "--only", "exec.cwd-outside*")
+    assert run.results is not None, run.stderr[-2000:]
+    denials = [a for a in run.attempts if a["role"] == "deny"]
+    assert len(denials) >= 4, run.explain(run.attempts)
+    for a in denials:
+        assert a["verdict"] == "pass", run.explain([a])
+        assert a["reason"].startswith("refused: nothing happened outside (refusal-exit: exit 1: refuser: cwd "), a["reason"]
+        assert a["evidence"]["refusal"] == {"code": "refusal-exit", "message": a["evidence"]["refusal"]["message"]}
+        assert a["evidence"]["refusal"]["message"].endswith("is outside the workspace")
+    controls = [a for a in run.attempts if a["role"] == "allow"]
+    assert controls and all(a["verdict"] == "pass" and "refusal" not in a["evidence"] for a in controls), \
+        run.explain(controls)

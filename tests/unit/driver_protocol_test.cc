@@ -169,6 +169,60 @@ TEST(DriverProtocol, HelloIsCheckedFieldByField) {
                ProtocolError);
 }
 
+namespace {
+Hello hello_with(const std::string& refuses) {
+  return parse_hello(parse_response(R"({"id":1,"ok":true,"protocol":1,"name":"d","platform":"linux","capabilities":{},"refuses":)" +
+                                    refuses + "}"));
+}
+std::string hello_error(const std::string& refuses) {
+  try {
+    (void)hello_with(refuses);
+  } catch (const ProtocolError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+// hello.refuses: the profiles' [refuses.*] vocabulary, checked as strictly (model/declared_refusal.h).
+TEST(DriverProtocol, HelloRefusesIsTheProfilesVocabulary) {
+  const Hello h = hello_with(R"({"icmp":{"why":"no CAP_NET_RAW"},"af_unix":{"why":"seccomp","when":["none","proxy"]}})");
+  ASSERT_EQ(h.refuses.size(), 2u);
+  EXPECT_EQ(h.refuses.at("icmp").why, "no CAP_NET_RAW");
+  EXPECT_TRUE(h.refuses.at("icmp").when.empty());
+  EXPECT_EQ(h.refuses.at("af_unix").when, (std::vector<std::string>{"none", "proxy"}));
+  // Without the field (every driver before it): nothing declared.
+  EXPECT_TRUE(parse_hello(parse_response(R"({"id":1,"ok":true,"protocol":1,"name":"d","platform":"linux","capabilities":{}})"))
+                  .refuses.empty());
+  // Plain messages, naming what was wrong.
+  EXPECT_NE(hello_error(R"({"icmp":{"why":"x","whn":["none"]}})").find("refuses.icmp: unknown field 'whn' (allowed: when, why)"),
+            std::string::npos);
+  EXPECT_NE(hello_error(R"({"keyctl":{"why":"x"}})").find("refuses.keyctl: unknown mechanism"), std::string::npos);
+  EXPECT_NE(hello_error(R"({"icmp":{}})").find("why must say why"), std::string::npos);
+  EXPECT_NE(hello_error(R"({"icmp":{"why":""}})").find("why must say why"), std::string::npos);
+  EXPECT_NE(hello_error(R"({"icmp":{"why":"x","when":["off"]}})").find("refuses.icmp.when: unknown network mode 'off'"),
+            std::string::npos);
+  EXPECT_NE(hello_error(R"({"icmp":{"why":7}})").find("why must be a string"), std::string::npos);
+  EXPECT_NE(hello_error(R"({"icmp":{"why":"x","when":"none"}})").find("when must be a list"), std::string::npos);
+  EXPECT_NE(hello_error(R"(["icmp"])").find("\"refuses\" must be an object"), std::string::npos);
+  EXPECT_NE(hello_error(R"({"icmp":"x"})").find("must be an object"), std::string::npos);
+  // Bounded: a long why, five modes, a name with control characters (shown as an excerpt).
+  EXPECT_NE(hello_error(R"({"icmp":{"why":")" + std::string(kMaxRefusalWhy + 1, 'w') + R"("}})").find("longer than"),
+            std::string::npos);
+  EXPECT_NE(hello_error(R"({"icmp":{"why":"x","when":["none","none","none","none","none"]}})").find("at most 4"),
+            std::string::npos);
+  const std::string odd = hello_error(R"({"ic\u001bmp":{"why":"x"}})");
+  EXPECT_EQ(odd.find('\x1b'), std::string::npos) << odd;
+  std::string many = "{";
+  for (int i = 0; i < 65; ++i) many += std::string(i ? "," : "") + "\"m" + std::to_string(i) + "\":{}";
+  EXPECT_NE(hello_error(many + "}").find("at most 64"), std::string::npos);
+}
+
+TEST(DriverProtocol, RefusalCodesAreTheClearOnes) {
+  for (const char* c : {"invalid", "unsupported", "exec_failed"}) EXPECT_TRUE(is_refusal_code(c)) << c;
+  for (const char* c : {"boot_failed", "no_session", "internal", ""}) EXPECT_FALSE(is_refusal_code(c)) << c;
+}
+
 TEST(DriverProtocol, ExecAnswersNeedAnOutcome) {
   const ExecResult killed = parse_exec(parse_response(R"({"id":3,"ok":true,"exit_code":null,"signal":9,"stdout":"","stderr":""})"));
   EXPECT_FALSE(killed.exit_code);

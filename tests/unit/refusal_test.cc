@@ -11,6 +11,8 @@
 #include "harness/attempt/record.h"
 #include "harness/attempt/witness.h"
 #include "harness/core/error.h"
+#include "harness/driver/protocol.h"
+#include "harness/model/declared_refusal.h"
 #include "harness/model/mechanism.h"
 #include "harness/model/verdict.h"
 #include "harness/run/plan.h"
@@ -131,10 +133,10 @@ TEST(Refusal, PlannerMarksTheRefusedControlAndWitnessesItsDenials) {
       ++controls;
       EXPECT_NE(ex.refused.find("r refuses af_unix"), std::string::npos) << ex.id;
       EXPECT_FALSE(ex.witness);
-    } else if (unix_group) {
+    } else if (unix_group) {  // net:abstract needs af_unix too: refused or unseen, it is the declared limit
       ++denials;
       EXPECT_TRUE(ex.witness) << ex.id;
-      EXPECT_TRUE(ex.refused.empty());
+      EXPECT_NE(ex.refused.find("r refuses af_unix"), std::string::npos) << ex.id;
     } else {  // another group, no refused mechanism: as before
       EXPECT_TRUE(ex.refused.empty()) << ex.id;
       EXPECT_FALSE(ex.witness) << ex.id;
@@ -211,4 +213,55 @@ TEST(Refusal, WitnessIsARegularFileNeverFollowedOrShownUnlessAReport) {
   const WitnessSeen link = look_for_witness(dir / "link");
   EXPECT_FALSE(link.present);
   EXPECT_NE(link.problem.find("not a regular file"), std::string::npos);
+}
+
+// A driver's hello `refuses` and a profile's [refuses.*] are one rule (model/declared_refusal.h).
+TEST(Refusal, DriverDeclarationAppliesExactlyAsTheProfiles) {
+  const driver::Hello h = driver::parse_hello(driver::parse_response(
+      R"J({"id":1,"ok":true,"protocol":1,"name":"r","platform":"linux","capabilities":{},)J"
+      R"J("refuses":{"af_unix":{"when":["none"],"why":"its seccomp filter fails connect(2)"}}})J"));
+  auto profile = make_template_spawner(parse_profile_text(kProfile, "r"));
+  for (const NetworkMode mode : {NetworkMode::kNone, NetworkMode::kFull})
+    for (const Mechanism m : {Mechanism::kAfUnix, Mechanism::kIcmp})
+      EXPECT_EQ(refusal_reason(h.refuses, "r", m, mode), profile->refuses(m, policy_with(mode)))
+          << to_string(m) << " " << to_string(mode);
+}
+
+TEST(Refusal, NewMechanismsHaveNames) {
+  for (const char* name : {"mknod", "rename_exchange", "host_proc", "icmp"}) {
+    ASSERT_TRUE(mechanism_from(name).has_value()) << name;
+    EXPECT_EQ(std::string(to_string(*mechanism_from(name))), name);
+  }
+  EXPECT_NE(mechanism_names().find("host_proc"), std::string::npos);
+}
+
+// [refusal_exit]: the tool's status, its message prefix, and no probe report.
+TEST(Refusal, ProfileRefusalExitIsTheToolsOwnRefusal) {
+  const std::string base = std::string(kProfile).substr(0, std::string(kProfile).find("[refuses"));
+  const std::string net = "[network]\nnone = []\n";
+  auto s = make_template_spawner(parse_profile_text(base + "[refusal_exit]\nstatus = 1\nstderr = \"bwrap: \"\n" + net, "r"));
+  LaunchResult run;
+  run.started = run.exited = true;
+  run.exit_code = 1;
+  run.err = "bwrap: Can't chdir to /x: No such file or directory\nmore\n";
+  const auto refusal = s->refusal_in(run);
+  ASSERT_TRUE(refusal.has_value());
+  EXPECT_EQ(refusal->code, "refusal-exit");
+  EXPECT_EQ(refusal->message, "exit 1: bwrap: Can't chdir to /x: No such file or directory");
+  LaunchResult ran = run;  // the probe ran and reported: its own failure, not the tool's refusal
+  ran.out = "BREAKOUT-REPORT {\"probe\":\"fs-write\",\"ok\":false}\n";
+  EXPECT_FALSE(s->refusal_in(ran).has_value());
+  LaunchResult other = run;
+  other.exit_code = 2;
+  EXPECT_FALSE(s->refusal_in(other).has_value());
+  other = run;
+  other.err = "sh: bwrap: not found\n";
+  EXPECT_FALSE(s->refusal_in(other).has_value());
+  // Without [refusal_exit] (every profile before it): never a refusal.
+  EXPECT_FALSE(make_template_spawner(parse_profile_text(kProfile, "r"))->refusal_in(run).has_value());
+  // Schema: a status, a non-empty prefix, nothing else.
+  EXPECT_THROW(parse_profile_text(base + "[refusal_exit]\nstatus = 0\nstderr = \"x\"\n" + net, "r"), Error);
+  EXPECT_THROW(parse_profile_text(base + "[refusal_exit]\nstatus = 1\nstderr = \"\"\n" + net, "r"), Error);
+  EXPECT_THROW(parse_profile_text(base + "[refusal_exit]\nstatus = 1\n" + net, "r"), Error);
+  EXPECT_THROW(parse_profile_text(base + "[refusal_exit]\nstatus = 1\nstderr = \"x\"\ncode = 2\n" + net, "r"), Error);
 }

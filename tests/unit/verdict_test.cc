@@ -56,3 +56,29 @@ TEST(Verdict, PassingControlKeepsPass) {
   EXPECT_EQ(records[1].verdict, Verdict::kPass);
   EXPECT_EQ(records[2].verdict, Verdict::kEscape);
 }
+
+// A spawner's clear refusal (core/refusal.h): the host still decides.
+TEST(Verdict, RefusalIsAVerdictTheHostConfirms) {
+  const auto refused = [](Expected e, Effect f) { return judge_refused(e, f, "seen", "invalid: cwd outside"); };
+  const Judgement deny = refused(Expected::kDenied, Effect::kNotHappened);
+  EXPECT_EQ(deny.verdict, Verdict::kPass);
+  EXPECT_EQ(deny.reason, "refused: nothing happened outside (invalid: cwd outside)");
+  EXPECT_EQ(refused(Expected::kDenied, Effect::kUnknown).verdict, Verdict::kPass);  // the probe never ran
+  // A refusal with a changed host is still an escape; a control that happened anyway passes.
+  EXPECT_EQ(refused(Expected::kDenied, Effect::kHappened).verdict, Verdict::kEscape);
+  EXPECT_EQ(refused(Expected::kAllowed, Effect::kHappened).verdict, Verdict::kPass);
+  // A refused control stays an overblock; a refused contract is broken; informational stays skip.
+  const Judgement control = refused(Expected::kAllowed, Effect::kNotHappened);
+  EXPECT_EQ(control.verdict, Verdict::kOverblock);
+  EXPECT_NE(control.reason.find("invalid: cwd outside"), std::string::npos) << control.reason;
+  EXPECT_EQ(refused(Expected::kAllowed, Effect::kUnknown).verdict, Verdict::kOverblock);
+  EXPECT_EQ(refused(Expected::kHolds, Effect::kNotHappened).verdict, Verdict::kBroken);
+  EXPECT_EQ(refused(Expected::kObserved, Effect::kUnknown).verdict, Verdict::kSkip);
+}
+
+TEST(Verdict, RefusedDenialStillNeedsItsControl) {  // a sandbox that refuses everything is no pass
+  std::vector<AttemptRecord> records = {rec("control", "allow", Verdict::kOverblock), rec("deny", "deny", Verdict::kPass)};
+  records[1].reason = judge_refused(Expected::kDenied, Effect::kNotHappened, "", "invalid: no").reason;
+  apply_controls(records);
+  EXPECT_EQ(records[1].verdict, Verdict::kError);
+}

@@ -73,12 +73,16 @@ class DriverServer:
                  command_style: Literal["argv", "shell"] | Callable[[list[str]], Any] = "argv",
                  env_style: Literal["computed", "overrides"] = "computed",
                  max_line: int = DEFAULT_MAX_LINE,
+                 refuses: Mapping[str, Mapping[str, Any]] | None = None,
                  stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
         """command_style "shell" hands the booter ``shlex.join(argv)`` (POSIX sh quoting) instead
         of the argv list; a callable formats the command itself (e.g. ``subprocess.list2cmdline``).
         env_style "computed" hands it the complete child environment (protocol semantics, see
         :func:`compose_env`); "overrides" only the caller's per-call variables, for booters that
-        merge them into an environment of their own (the harness then judges what they do)."""
+        merge them into an environment of their own (the harness then judges what they do).
+        ``refuses`` declares the mechanisms the sandbox refuses whatever the policy says, as a
+        profile's ``[refuses.*]`` tables do: ``{"icmp": {"why": "...", "when": ["none"]}}``
+        (docs/drivers.md); without it, a ``refuses`` attribute of the booter class is used."""
         if (not callable(command_style) and command_style not in ("argv", "shell")) \
                 or env_style not in ("computed", "overrides"):
             raise ValueError("command_style must be argv|shell, env_style computed|overrides")
@@ -88,6 +92,9 @@ class DriverServer:
                                              "concurrent_exec": 1, "fs": False}
         self.capabilities.update(capabilities or {})
         self.pinned_env = dict(pinned_env or {})  # declared in hello: pinned under every policy
+        if refuses is None:
+            refuses = getattr(booter_factory, "refuses", None)
+        self.refuses = check_refuses(refuses or {})  # declared in hello only when there are any
         # Pins that depend on the policy (e.g. proxy poisoning only when network != "full");
         # not in hello: the harness learns them from a baseline exec.
         self.policy_pins = policy_pins
@@ -260,9 +267,12 @@ class DriverServer:
     def op_hello(self, req: Mapping[str, Any]) -> Mapping[str, Any]:
         if req.get("protocol") != PROTOCOL_VERSION:
             raise ProtocolError("unsupported", f"protocol {req.get('protocol')!r}; this driver speaks 1")
-        return {"protocol": PROTOCOL_VERSION, "name": self.name, "version": self.version,
-                "platform": self.platform, "capabilities": self.capabilities,
-                "pinned_env": self.pinned_env}
+        hello = {"protocol": PROTOCOL_VERSION, "name": self.name, "version": self.version,
+                 "platform": self.platform, "capabilities": self.capabilities,
+                 "pinned_env": self.pinned_env}
+        if self.refuses:  # absent otherwise: what a driver that predates the field sends
+            hello["refuses"] = self.refuses
+        return hello
 
     def op_boot(self, req: Mapping[str, Any], entry: _Entry) -> Mapping[str, Any]:
         try:
@@ -391,6 +401,32 @@ class DriverServer:
             self._loop.call_soon_threadsafe(self._loop.stop)
 
 
+# The vocabulary breakout checks (harness/model/declared_refusal.h, mechanism.h); checked here too,
+# so a typo fails when the driver starts rather than as a protocol error in every run.
+REFUSABLE_MECHANISMS = ("af_unix", "io_uring", "ptrace", "procfs", "i386_abi", "icmp", "netlink", "mknod",
+                        "rename_exchange", "host_proc")
+NETWORK_MODES = ("none", "loopback", "full", "proxy")
+
+
+def check_refuses(refuses: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``refuses`` as hello sends it, or ValueError naming what is wrong (unknown mechanism or key,
+    a missing or empty ``why``, an unknown network mode in ``when``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for mechanism, entry in dict(refuses).items():
+        if mechanism not in REFUSABLE_MECHANISMS:
+            raise ValueError(f"refuses: unknown mechanism {mechanism!r} (known: {', '.join(REFUSABLE_MECHANISMS)})")
+        unknown = set(entry) - {"why", "when"}
+        if unknown:
+            raise ValueError(f"refuses.{mechanism}: unknown field(s) {sorted(unknown)} (allowed: when, why)")
+        why, when = entry.get("why"), list(entry.get("when", []))
+        if not isinstance(why, str) or not why:
+            raise ValueError(f"refuses.{mechanism}: why must say why the sandbox refuses it")
+        if any(m not in NETWORK_MODES for m in when):
+            raise ValueError(f"refuses.{mechanism}.when: network modes are {', '.join(NETWORK_MODES)}")
+        out[mechanism] = {"why": why, **({"when": when} if when else {})}
+    return out
+
+
 async def _await(awaitable: Any) -> Any:
     return await awaitable
 
@@ -405,7 +441,8 @@ def serve(booter_factory: BooterFactory, *, name: str, version: str,
           **options: Any) -> int:
     """Run a driver on stdin/stdout until stdin closes; logs go to stderr. Returns the exit status.
 
-    ``options`` are passed to :class:`DriverServer` (``command_style``, ``env_style``, ``max_line``).
+    ``options`` are passed to :class:`DriverServer` (``command_style``, ``env_style``, ``max_line``,
+    ``refuses``; a booter class's ``refuses`` attribute is the default for the last).
     """
     if not logging.getLogger().handlers:
         logging.basicConfig(stream=sys.stderr, level=os.environ.get("BREAKOUT_DRIVER_LOG", "INFO"),

@@ -23,8 +23,12 @@ class BootFailure final : public SessionCheck {
     seen_.evidence["missing_writable_root"] = missing.string();
     try {
       auto session = s.ctx.spawner->open(bad, s.limits, &s.box, s.ctx.cancel);
-      accepted_ = true;
-      shutdown_into(*session, seen_.evidence);
+      if (const auto refusal = session->boot_refusal()) {  // refused with a refusal code: no session to end
+        seen_.evidence["boot_refused"] = refusal->text();
+      } else {
+        accepted_ = true;
+        shutdown_into(*session, seen_.evidence);
+      }
       s.rec.evidence["spawner"] = session->evidence();
     } catch (const std::exception& e) {
       seen_.evidence["boot_refused"] = printable_excerpt(e.what(), 1024);
@@ -42,6 +46,8 @@ class BootFailure final : public SessionCheck {
     // the same boot without the missing root must work, or the refusal proves nothing.
     try {
       auto control = s.ctx.spawner->open(s.request, s.limits, &s.box, s.ctx.cancel);
+      if (const auto refusal = control->boot_refusal())
+        throw Error("the driver refused it: " + refusal->text());
       control->shutdown();
       o.in_run_control = "";
       o.evidence["control_boot"] = "ok";

@@ -53,8 +53,12 @@ class FsApi final : public Oracle {
                                    : session->read_file(s.io.target_spec);
     content_ = answer.content;
     api_["answer"] = answer.refusal ? "refused" : "ok";
-    if (answer.refusal) api_["refusal"] = printable_excerpt(*answer.refusal, 512);
-    return {};
+    LaunchResult run;
+    if (answer.refusal) {  // judged as a refused exec (judge_refused): the host still decides
+      api_["refusal"] = answer.refusal->text();
+      run.refusal = answer.refusal;
+    }
+    return run;
   }
 
   Observation observe(Scene& s, const LaunchResult&) override {
@@ -210,7 +214,7 @@ class FsApiRace final : public Oracle {
       while (flipper.flips() == 0 && spent() < kCap) std::this_thread::yield();  // the race starts flipped
       for (; (calls < kCalls || flipper.flips() < kMinFlips || said_won < kCalibrationWins) && spent() < kCap; ++calls) {
         const FsAnswer answer = session->write_file(link.string(), "breakout-" + s.io.nonce + "\n");
-        if (answer.refusal && refused++ == 0) first_refusal = printable_excerpt(*answer.refusal, 512);
+        if (answer.refusal && refused++ == 0) first_refusal = answer.refusal->text();
         said_won += victim.try_once() ? 1 : 0;  // the stop rule; the verdict counts the file
       }
       flips = flipper.flips();
