@@ -1,11 +1,15 @@
-"""Ctrl-C mid-run leaves nothing behind: no process, tree, cgroup or network namespace."""
+"""Ctrl-C mid-run leaves nothing behind (no process, tree, cgroup or network namespace) and writes what it judged."""
+import json
 import os
 import signal
 import subprocess
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
+from conftest import REPO
 
 
 def live_probe_processes():
@@ -50,8 +54,103 @@ def test_sigint_mid_run_cleans_up(breakout_bin, tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err.decode(errors="replace")[-2000:]
+    # What was judged before the signal is written, marked (test_interrupted_run_writes_what_it_judged).
+    results = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert results["interrupted"] is True and results["planned"] > len(results["attempts"])
+    for name in ("junit.xml", "report.html", "summary.md"):
+        assert (tmp_path / "o" / name).exists(), name
     # kill_all waits at most 2 s per containment, and the interrupted run tears its containments down one
     # after another (4 jobs: up to 8 s when every one waits, as on a loaded machine).
+    deadline = time.time() + 15
+    while time.time() < deadline and leftovers() != before:
+        time.sleep(0.1)
+    after = leftovers()
+    for kind in after:
+        new = set(after[kind]) - set(before[kind])
+        assert not new, f"left behind {kind}: {sorted(new)}"
+
+
+# An interrupted run keeps what it judged: a one-policy suite whose quick attempts (writes, environment)
+# come first and whose lifetime attempts (20 s grandchildren) come last, at --jobs 1. Once a lifetime
+# probe beats, every quick execution has been judged; the signal then stops the run mid-lifetime.
+QUICK = ["fs_write.toml", "environment.toml"]
+
+
+def suite_file(path, name, includes):
+    attempts = REPO / "scenarios" / "attempts"
+    path.write_text(f'name = "{name}"\ndescription = "test_interrupt"\npolicies = ["workspace-write"]\n'
+                    f'include = [{", ".join(repr(str(attempts / i)) for i in includes)}]\n'.replace("'", '"'))
+    return path
+
+
+def spawn_escape_running():
+    return [p for p in live_probe_processes() if "breakout-probe-spawn-escape" in p]
+
+
+@pytest.fixture(scope="module")
+def quick_full_run(breakout_bin, tmp_path_factory):
+    """The quick attempts run to the end: the verdicts an interrupted run must agree with."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (cgroups, network namespaces)")
+    tmp = tmp_path_factory.mktemp("quick")
+    out = tmp / "o"
+    p = subprocess.run([str(breakout_bin), "run", "--spawner", "none", "--no-history", "--jobs", "1",
+                        "--suite", str(suite_file(tmp / "quick.toml", "quick", QUICK)), "--out", str(out)],
+                       capture_output=True, text=True, timeout=600, errors="replace")
+    assert p.returncode in (0, 1, 3), p.stderr[-2000:]
+    results = json.loads((out / "results.json").read_text())
+    assert results["interrupted"] is False and results["planned"] == len(results["attempts"])
+    return {a["id"]: a["verdict"] for a in results["attempts"]}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_interrupted_run_writes_what_it_judged(breakout_bin, tmp_path, quick_full_run, sig):
+    before = leftovers()
+    out = tmp_path / "o"
+    suite = suite_file(tmp_path / "quick-then-lifetime.toml", "quick-then-lifetime", QUICK + ["lifetime.toml"])
+    proc = subprocess.Popen([str(breakout_bin), "run", "--spawner", "none", "--no-history", "--jobs", "1",
+                             "--suite", str(suite), "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and not spawn_escape_running() and proc.poll() is None:
+        time.sleep(0.05)
+    assert spawn_escape_running(), "the run never reached its lifetime attempts"
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=60)
+    stdout, stderr = stdout.decode(errors="replace"), stderr.decode(errors="replace")
+    assert proc.returncode == 130, stderr[-2000:]
+
+    results = json.loads((out / "results.json").read_text())
+    judged = {a["id"]: a["verdict"] for a in results["attempts"]}
+    assert results["interrupted"] is True
+    assert results["exit_status"] == 130
+    assert results["planned"] > len(judged), "the lifetime executions were planned but not all judged"
+    # Every quick execution was judged, with the verdict the full run gives; nothing unjudged reads as
+    # a skip or a pass: the lifetime executions that did not finish are simply absent.
+    assert set(quick_full_run) <= set(judged)
+    assert {i: judged[i] for i in quick_full_run} == quick_full_run
+    assert len([i for i in judged if i.startswith("lifetime.")]) < results["planned"] - len(quick_full_run)
+    assert sum(results["summary"].values()) == len(judged)
+    line = f"interrupted: {len(judged)} of {results['planned']} executions judged"
+    assert line in stdout, stdout[-2000:]
+
+    junit = ET.parse(out / "junit.xml").getroot()
+    cases = junit.findall(".//testcase")
+    assert len(cases) == len(judged) + 1
+    interrupted_case = [c for c in cases if c.get("name") == "run interrupted"]
+    assert interrupted_case and line in interrupted_case[0].find("error").get("message")
+    for name in ("report.html", "summary.md"):
+        assert line in (out / name).read_text(), name
+
+    # `breakout report` renders it again, and says it is partial.
+    html, md = tmp_path / "again.html", tmp_path / "again.md"
+    r = subprocess.run([str(breakout_bin), "report", str(out), "--out", str(html), "--markdown", str(md),
+                        "--no-history"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "Partial report: " + line in html.read_text()
+    assert "**Partial: " + line in md.read_text()
+
+    # Cleanup stays complete (as in test_sigint_mid_run_cleans_up).
     deadline = time.time() + 15
     while time.time() < deadline and leftovers() != before:
         time.sleep(0.1)
