@@ -5,7 +5,9 @@ and a private TMPDIR (the work root, /tmp/breakout-<nonce>, is made under it): a
 probe ran, an empty TMPDIR that no attempt tree was left. The positive run shows the log does fill.
 """
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,16 +28,27 @@ def needs_root():
 
 
 @pytest.fixture
-def spy(breakout_bin, tmp_path):
-    """(probes dir of logging wrappers, log file, private TMPDIR)."""
-    probes, log, tmp = tmp_path / "probes", tmp_path / "probe-starts.log", tmp_path / "tmp"
+def spy(breakout_bin):
+    """(probes dir of logging wrappers, log file, private TMPDIR), in a directory every uid can reach:
+    some cases run their probe as another user (pytest's tmp_path is root's alone)."""
+    base = Path(tempfile.mkdtemp(prefix="failfast-spy-", dir="/tmp"))
+    base.chmod(0o755)
+    probes, log, tmp = base / "probes", base / "probe-starts.log", base / "tmp"
     probes.mkdir()
     tmp.mkdir()
-    for real in sorted(Path(breakout_bin).parent.glob("breakout-probe-*")):
+    tmp.chmod(0o1777)
+    log.touch()
+    log.chmod(0o666)
+    for real in sorted(Path(breakout_bin).resolve().parent.glob("breakout-probe-*")):
         wrapper = probes / real.name
         wrapper.write_text(f'#!/bin/sh\necho "$0" >> {log}\nexec {real} "$@"\n')
         wrapper.chmod(0o755)
-    return probes, log, tmp
+    yield probes, log, tmp
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def log_filled(spy):
+    return spy[1].exists() and spy[1].stat().st_size > 0
 
 
 def run(breakout_bin, spy, *args, env=None, probes=None):
@@ -55,7 +68,7 @@ def assert_refused_before_any_attempt(p, spy, flag, *words):
     for w in words:
         assert w in p.stderr, (w, p.stderr)
     assert p.seconds < FAST, f"took {p.seconds:.1f} s"
-    assert not log.exists(), f"a probe ran: {log.read_text()[:500]}"
+    assert not log_filled(spy), f"a probe ran: {log.read_text()[:500]}"
     assert list(tmp.iterdir()) == [], f"left under the work root's TMPDIR: {list(tmp.iterdir())}"
 
 
@@ -63,7 +76,7 @@ def test_the_spy_sees_a_run_that_starts(breakout_bin, spy, tmp_path):
     """The positive control of this file: with a good configuration the wrappers do log."""
     p = run(breakout_bin, spy, "--spawner", "none", "--only", ONE, "--out", str(tmp_path / "out"))
     assert p.returncode in (0, 1, 3), p.stderr[-2000:]
-    assert spy[1].exists() and "breakout-probe-fs-write" in spy[1].read_text()
+    assert log_filled(spy) and "breakout-probe-fs-write" in spy[1].read_text()
     assert (tmp_path / "out" / "results.json").exists()
 
 
@@ -110,7 +123,7 @@ def test_probes_the_plan_does_not_need_may_be_missing(breakout_bin, spy, tmp_pat
     (probes / "breakout-probe-env-dump").unlink()
     p = run(breakout_bin, spy, "--spawner", "none", "--only", ONE, "--out", str(tmp_path / "out"))
     assert p.returncode in (0, 1, 3), p.stderr[-2000:]
-    assert log.exists()
+    assert log_filled(spy)
 
 
 def test_driver_not_on_the_callers_path_is_exit_2(breakout_bin, spy, tmp_path):
@@ -136,3 +149,38 @@ def test_driver_is_found_on_the_callers_path(breakout_bin, tmp_path):
                        errors="replace", env=env)
     assert p.returncode == 0, p.stderr[-2000:]
     assert (tmp_path / "out" / "results.json").exists()
+
+
+# `breakout repro` has the same flags: the same checks before its case runs. The case is the live
+# fuzzer's cwd-parent-dotdot (test_live_fuzzer.py), which escapes `none` when it runs.
+CASE = bytes([1, 0, 0, 1, 2, 2, 0])
+
+
+def repro(breakout_bin, spy, tmp_path, *args, env=None, probes=None):
+    case = tmp_path / "case"
+    case.write_bytes(CASE)
+    e = dict(os.environ if env is None else env, TMPDIR=str(spy[2]))
+    t0 = time.monotonic()
+    p = subprocess.run([str(breakout_bin), "--probes", str(probes or spy[0]), "repro", str(case), *args],
+                       capture_output=True, text=True, timeout=180, errors="replace", env=e)
+    p.seconds = time.monotonic() - t0
+    return p
+
+
+def test_repro_runs_its_case_through_the_spy(breakout_bin, spy, tmp_path):
+    p = repro(breakout_bin, spy, tmp_path, "--spawner", "none")
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert log_filled(spy)
+
+
+def test_repro_with_a_probe_missing_is_exit_2(breakout_bin, spy, tmp_path):
+    probes, _, _ = spy
+    (probes / "breakout-probe-fs-write").unlink()
+    p = repro(breakout_bin, spy, tmp_path, "--spawner", "none")
+    assert_refused_before_any_attempt(p, spy, f"--probes {probes}", "breakout-probe-fs-write is missing")
+
+
+def test_repro_with_a_driver_not_on_path_is_exit_2(breakout_bin, spy, tmp_path):
+    p = repro(breakout_bin, spy, tmp_path, "--driver", "no-such-breakout-driver",
+              env=dict(os.environ, PATH="/usr/bin:/bin"))
+    assert_refused_before_any_attempt(p, spy, "--driver", "PATH=/usr/bin:/bin")

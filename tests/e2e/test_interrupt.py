@@ -124,6 +124,7 @@ def quick_full_run(breakout_bin, tmp_path_factory):
     assert p.returncode in (0, 1, 3), p.stderr[-2000:]
     results = json.loads((out / "results.json").read_text())
     assert results["interrupted"] is False and results["planned"] == len(results["attempts"])
+    assert results["summary"]["escape"] > 0 and results["summary"]["error"] == 0, results["summary"]  # `none`
     return {a["id"]: a["verdict"] for a in results["attempts"]}
 
 
