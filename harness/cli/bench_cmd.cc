@@ -222,7 +222,11 @@ int cmd_bench(const BenchCommand& c, const BenchDirs& dirs) {
   install_interrupt_flag(&g_bench_interrupted);
   check(c.spawner.empty() != c.driver.empty(), "breakout bench: give exactly one of --spawner and --driver");
   DriverSettings driver;
-  if (!c.driver.empty()) driver.argv = split_command_line(c.driver);
+  if (!c.driver.empty()) {
+    driver.argv = split_command_line(c.driver);
+    driver.lookup_path = own_search_path();  // as for run (docs/drivers.md)
+    if (auto why = driver_program_missing(driver.argv, *driver.lookup_path)) throw Error("bad-driver", "--driver: " + *why);
+  }
   const auto spawner = c.driver.empty() ? make_spawner(c.spawner, dirs.spawners) : make_driver_spawner(driver);
   const auto none = make_none_spawner();
   const Policy policy = load_bench_policy(c.policy, dirs.scenarios);

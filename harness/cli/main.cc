@@ -20,8 +20,10 @@
 #include "harness/oracle/spawner_residue.h"
 #include "harness/platform/netns.h"
 #include "harness/platform/os.h"
+#include "harness/report/out_dir.h"
 #include "harness/report/results.h"
 #include "harness/run/plan.h"
+#include "harness/run/preflight.h"
 #include "harness/run/runner.h"
 #include "harness/run/shard.h"
 #include "harness/spawner/driver_spawner.h"
@@ -160,10 +162,15 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   const std::optional<Shard> shard = o.shard.empty() ? std::nullopt : std::optional<Shard>(parse_shard(o.shard));
   const std::string suite_arg = !o.suite.empty() ? o.suite : o.real_host ? "real-host" : default_suite_name();
   const Suite suite = load_suite(suite_arg, paths.scenarios, platform_name());
+  check_probes_dir(paths.probes);  // before anything starts; the probes the plan needs once it is made
   const std::unique_ptr<RealHomeRun> real_home = o.real_host ? prepare_real_host(suite) : nullptr;  // restores HOME's mtime last
   const std::optional<RemoteNonceListener> remote = real_host_endpoint(o);
   DriverSettings driver;
-  if (!o.driver.empty()) driver.argv = split_command_line(o.driver);
+  if (!o.driver.empty()) {
+    driver.argv = split_command_line(o.driver);
+    driver.lookup_path = own_search_path();  // the user's PATH, named in the message (docs/drivers.md)
+    if (auto why = driver_program_missing(driver.argv, *driver.lookup_path)) throw Error("bad-driver", "--driver: " + *why);
+  }
   const auto spawner = o.driver.empty() ? make_spawner(o.spawner, paths.spawners) : make_driver_spawner(driver);
   if (auto why = spawner->unavailable_reason()) throw Error("spawner " + spawner->name() + " unavailable: " + *why);
 
@@ -187,7 +194,9 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   if (shard) info.shard = shard->text();
   info.started_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
   info.jobs = o.jobs > 0 ? o.jobs : 4;
-  const fs::path out_dir = o.out.empty() ? fs::path("breakout-results") / (info.run_id + "-" + info.spawner) : fs::path(o.out);
+  // --out: created and written to now, so a run is never lost at its end for want of a directory.
+  ResultsDir out(o.out.empty() ? fs::path("breakout-results") / (info.run_id + "-" + info.spawner) : fs::path(o.out));
+  const fs::path& out_dir = out.path();
 
   // Run-wide resources; destroyed in reverse order on every exit path (incl. Ctrl-C unwinding).
   std::string external_why = "disabled with --no-external";
@@ -216,6 +225,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   auto plan = plan_executions(suite, *spawner, &listeners, plan_options);
   if (plan.empty()) throw Error("nothing to run (check --only)");
   if (shard) keep_shard(plan, *shard);  // may leave a shard empty: it still writes (empty) results
+  check_probes(paths.probes, plan);
   const bool tty = is_tty(2);
   std::cerr << "breakout: running " << plan.size() << " attempts of suite '" << suite.name << "' against "
             << spawner->name() << " with " << info.jobs << " jobs\n";
@@ -224,20 +234,25 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
       std::cerr << "\r\033[K[" << done << "/" << total << "] " << to_string(r.verdict) << "  " << r.id.substr(0, 90)
                 << std::flush;
   };
-  auto records = run_all(plan, ctx, info.jobs, progress);
+  RunOutcome outcome = run_all(plan, ctx, info.jobs, progress);
+  const std::vector<AttemptRecord>& records = outcome.records;
   if (tty) std::cerr << "\r\033[K";
-  if (g_interrupted) {
-    std::cerr << "breakout: interrupted; cleaned up, no results written\n";
-    return 130;
-  }
+  // Interrupted: no attempt starts any more, the running ones were killed through their containments
+  // and are not judged; what was judged is written (marked) and the run-wide resources unwind on return.
+  info.interrupted = outcome.interrupted;
+  info.planned = outcome.planned;
+  if (info.interrupted)
+    std::cerr << "breakout: " << interrupted_line(info, records.size()) << "; writing partial results\n";
   if (residue) info.residue = residue->finish();
   else info.residue.unavailable = residue_why;
   info.finished_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
   info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   write_results(out_dir, info, records);
+  out.keep();
   write_run_report(out_dir);
   print_summary(std::cout, info, records, out_dir);
-  record_history(o.history, info, records);
+  record_history(o.history, info, records);  // not for an interrupted run (docs/results.md)
+  if (info.interrupted) return 130;
   warn_if_nothing_ran(records);
   return run_exit_status(records);
 }
@@ -279,7 +294,8 @@ int main(int argc, char** argv) {
   add_history_options(run, ro.history);
   run->footer(
       "Exit status: 0 all pass/skip, 3 an escape was found, 1 overblock/broken/error (no escape),\n"
-      "2 usage or configuration error, 130 interrupted.");
+      "2 usage or configuration error (checked before the first attempt: --out, --probes, --driver),\n"
+      "130 interrupted (results of the executions judged so far are written, marked interrupted).");
 
   std::string listen_bind;
   int listen_seconds = 3600;

@@ -12,6 +12,7 @@
 #include "harness/live/regression.h"
 #include "harness/oracle/spawner_residue.h"
 #include "harness/platform/os.h"
+#include "harness/run/preflight.h"
 #include "harness/spawner/driver_spawner.h"
 #include "harness/spawner/spawner.h"
 
@@ -61,8 +62,13 @@ std::optional<int> run_repro_command(const ReproCommand& cmd, const BenchDirs& d
   install_interrupt_flag(&g_interrupted);
   const std::vector<std::uint8_t> bytes = read_artifact(cmd.artifact);
   const LiveCase c = decode_live_case(bytes.data(), bytes.size());
+  check_probes_dir(dirs.probes);  // and the case's probes once planned (LiveSetup::check_probes)
   DriverSettings driver;
-  if (!cmd.driver.empty()) driver.argv = split_command_line(cmd.driver);
+  if (!cmd.driver.empty()) {
+    driver.argv = split_command_line(cmd.driver);
+    driver.lookup_path = own_search_path();
+    if (auto why = driver_program_missing(driver.argv, *driver.lookup_path)) throw Error("bad-driver", "--driver: " + *why);
+  }
   const auto spawner = cmd.driver.empty() ? make_spawner(cmd.spawner, dirs.spawners) : make_driver_spawner(driver);
   if (auto why = spawner->unavailable_reason()) throw Error("spawner " + spawner->name() + " unavailable: " + *why);
 
@@ -70,6 +76,7 @@ std::optional<int> run_repro_command(const ReproCommand& cmd, const BenchDirs& d
   LiveSetup setup;
   setup.spawner = spawner.get();
   setup.probes_dir = dirs.probes;
+  setup.check_probes = true;
   setup.work_root = work.path();
   setup.policies = load_live_policies(dirs.scenarios);
   setup.cancel = &g_interrupted;

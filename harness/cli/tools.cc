@@ -61,6 +61,11 @@ fs::path history_path(const HistoryOptions& o) { return o.path.empty() ? default
 
 void record_history(const HistoryOptions& options, const RunInfo& info, const std::vector<AttemptRecord>& records) {
   if (options.off) return;
+  // A partial run is not history: its trend point would read as escapes that went away (docs/results.md).
+  if (info.interrupted) {
+    std::cout << "History: not recorded (interrupted run; results.json has what was judged)\n";
+    return;
+  }
   try {
     const fs::path path = history_path(options);
     History(path).record(info, records);
@@ -91,7 +96,8 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
       ->required()
       ->expected(1, -1);
   add_history_options(t->merge, t->merge_history);
-  t->merge->footer("Exit status: that of the merged run (0, 3, 1 as for run); 2 if the shards do not fit together.");
+  t->merge->footer("Exit status: that of the merged run (0, 3, 1 as for run; 130 when a shard was interrupted);\n"
+                   "2 if the shards do not fit together.");
 
   t->diff = app.add_subcommand("diff", "compare two runs (results files or history run ids), or a run with a baseline");
   t->diff->add_option("RUNS", t->diff_runs, "BASE NEW, or just NEW with --baseline")->required()->expected(1, 2);
@@ -144,10 +150,11 @@ int cmd_merge(const ToolCommands& t) {
   if (!spec.empty() && std::to_string(shards.size()) != spec.substr(spec.find('/') + 1))
     std::cerr << "breakout: warning: merging " << shards.size() << " shards of " << spec.substr(spec.find('/') + 1)
               << "; the merged run is incomplete\n";
+  if (merged.info.interrupted) std::cerr << "breakout: warning: a shard was interrupted; the merged run is partial\n";
   write_results(t.merge_out, merged.info, merged.records);
   print_summary(std::cout, merged.info, merged.records, t.merge_out);
   record_history(t.merge_history, merged.info, merged.records);
-  return run_exit_status(merged.records);
+  return merged.info.interrupted ? 130 : run_exit_status(merged.records);
 }
 
 // A results file or directory; otherwise a run id in the history database.

@@ -16,6 +16,7 @@ DriverConnection::DriverConnection(const Options& o, Containment* box) {
   LaunchSpec spec;
   spec.argv = o.argv;
   spec.env = o.env;
+  spec.lookup_path = o.lookup_path;
   spec.cwd = o.cwd;
   spec.inherit_fds = o.inherit_fds;
   spec.user_namespaces_off = o.user_namespaces_off;

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,8 @@ class DriverConnection {
   struct Options {
     std::vector<std::string> argv;
     std::vector<std::string> env;  // "NAME=value": the caller's (host's) environment
+    // Where argv[0] is looked up when it has no directory part (LaunchSpec::lookup_path); unset: env's PATH.
+    std::optional<std::string> lookup_path;
     std::string cwd;
     std::vector<LaunchSpec::InheritedFd> inherit_fds;
     // LaunchSpec's namespace knobs, for the driver process itself (class fail-open, network = proxy).

@@ -9,6 +9,7 @@
 #include "harness/platform/netns.h"
 #include "harness/platform/os.h"
 #include "harness/run/plan.h"
+#include "harness/run/preflight.h"
 
 namespace breakout {
 
@@ -42,6 +43,7 @@ LiveOutcome run_live_case(const LiveCase& c, const LiveSetup& s) {
   // is {target, control} in that order (one attempt with both, or the target's then its control's).
   const NonceListeners* listeners = s.network ? s.network->listeners() : nullptr;
   const std::vector<Execution> plan = plan_executions(suite, *s.spawner, listeners, {"", platform_name()});
+  if (s.check_probes) check_probes(s.probes_dir, plan);
   RunContext ctx;
   ctx.listeners = listeners;
   ctx.names = s.network ? s.network->names() : nullptr;

@@ -49,6 +49,7 @@ class LiveNetwork {
 struct LiveSetup {
   const Spawner* spawner = nullptr;
   std::filesystem::path probes_dir;   // breakout-probe-* binaries
+  bool check_probes = false;          // repro: a probe missing there is Error("bad-probes") before the case runs
   std::filesystem::path work_root;    // attempt trees go below it (each removed after its attempt, or recycled)
   std::map<std::string, Policy> policies;  // all_live_policies(), loaded from scenarios/policies
   const std::atomic<bool>* cancel = nullptr;

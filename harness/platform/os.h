@@ -10,6 +10,12 @@
 namespace breakout {
 
 std::optional<std::string> find_on_path(const std::string& tool);  // absolute path or nullopt
+// `program` as a launcher finds it: a name with a directory part as given (relative to the cwd), a
+// bare name in the directories of `search_path` (PATH syntax: ':'-separated, ';' on Windows). Only a
+// regular file that is executable counts (Windows: also the name with ".exe" appended). nullopt: none.
+std::optional<std::string> find_executable(const std::string& program, const std::string& search_path);
+// The PATH breakout itself was started with ("" when unset): where a --driver program is looked up.
+std::string own_search_path();
 std::string platform_name();     // "linux" or "windows"
 std::string kernel_release();    // uname -r, or the Windows build
 std::string host_name();

@@ -47,6 +47,7 @@ th{background:#f6f8fa}
 .finding.accepted{border-left-color:#8c959f}
 pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:320px;white-space:pre-wrap;word-break:break-all;margin:4px 0}
 .counts span{margin-right:10px}svg text{font:11px sans-serif;fill:#424a53}
+.interrupted{border:1px solid #d0d7de;border-left:6px solid #bf8700;background:#fff8c5;padding:8px 12px;font-weight:600}
 )css";
 
 std::string badge(const std::string& verdict) {
@@ -405,8 +406,11 @@ std::string html_report(const ReportInput& in) {
     << (i.commit.empty() ? "" : " (" + html_escape(i.commit) + ")") << " · " << html_escape(i.platform) << " "
     << html_escape(i.kernel) << " on " << html_escape(i.host) << " · " << html_escape(i.started_utc) << " · "
     << fmt(i.wall_seconds) << " s" << (i.shard.empty() ? "" : " · shard " + html_escape(i.shard))
-    << (i.merged_from.empty() ? "" : " · merged from " + std::to_string(i.merged_from.size()) + " shards") << "</p>\n"
-    << "<p class=\"counts\">";
+    << (i.merged_from.empty() ? "" : " · merged from " + std::to_string(i.merged_from.size()) + " shards") << "</p>\n";
+  if (const std::string line = interrupted_line(i, r.records.size()); !line.empty())
+    h << "<p class=\"interrupted\">Partial report: " << html_escape(line)
+      << ". The run was stopped (SIGINT/SIGTERM); the executions not judged are absent, not passed.</p>\n";
+  h << "<p class=\"counts\">";
   for (const char* v : kVerdictOrder) h << "<span>" << badge(v) << " " << counts[v] << "</span>";
   h << "</p>\n";
   matrix(h, r);
@@ -464,6 +468,8 @@ std::string markdown_summary(const ReportInput& in) {
   for (const char* v : {"pass", "escape", "overblock", "broken", "error", "skip"}) m << " " << counts[v] << " |";
   m << "\n\nRun " << markdown_escape(r.info.run_id) << ", " << r.records.size() << " executions in "
     << fmt(r.info.wall_seconds) << " s.\n";
+  if (const std::string line = interrupted_line(r.info, r.records.size()); !line.empty())
+    m << "\n**Partial: " << line << "** (the run was stopped; the executions not judged are absent, not passed).\n";
   // Findings by cause: one line per cause with its count and ids (causes.h); baseline-accepted
   // ones apart, as in the HTML report.
   std::vector<const AttemptRecord*> fresh, accepted;

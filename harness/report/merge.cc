@@ -18,6 +18,8 @@ Results merge_results(const std::vector<Results>& shards, const std::string& mer
   out.info.merged_from.clear();
   out.info.wall_seconds = 0;
   out.info.residue = {};
+  out.info.interrupted = false;
+  out.info.planned = 0;
   std::set<std::string> ids, shard_specs;
   for (const auto& s : shards) {
     const RunInfo& i = s.info;
@@ -38,6 +40,9 @@ Results merge_results(const std::vector<Results>& shards, const std::string& mer
       out.records.push_back(r);
     }
     out.info.merged_from.push_back(i.run_id);
+    // One interrupted shard makes the merged run partial: its missing executions stay missing.
+    out.info.interrupted = out.info.interrupted || i.interrupted;
+    out.info.planned += std::max(i.planned, s.records.size());
     merge_residue(out.info.residue, i.residue);
     // Shards run side by side on different runners: the merged run took as long as the slowest.
     out.info.wall_seconds = std::max(out.info.wall_seconds, i.wall_seconds);

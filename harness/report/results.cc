@@ -1,6 +1,7 @@
 // results.json, junit.xml and the summary table; all text from the sandbox is already printable-escaped.
 #include "harness/report/results.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -28,6 +29,12 @@ int run_exit_status(const std::vector<AttemptRecord>& records) {
     failing = failing || (r.verdict != Verdict::kPass && r.verdict != Verdict::kSkip);
   }
   return escape ? 3 : failing ? 1 : 0;
+}
+
+std::string interrupted_line(const RunInfo& info, std::size_t judged) {
+  if (!info.interrupted) return "";
+  return "interrupted: " + std::to_string(judged) + " of " + std::to_string(std::max(info.planned, judged)) +
+         " executions judged";
 }
 
 nlohmann::json results_json(const RunInfo& info, const std::vector<AttemptRecord>& records) {
@@ -79,8 +86,10 @@ nlohmann::json results_json(const RunInfo& info, const std::vector<AttemptRecord
             {"wall_seconds", info.wall_seconds},
             {"jobs", info.jobs},
             {"spawner_residue", residue_json(info.residue)}}},
+          {"interrupted", info.interrupted},
+          {"planned", std::max(info.planned, records.size())},
           {"summary", count_verdicts(records)},
-          {"exit_status", run_exit_status(records)},
+          {"exit_status", info.interrupted ? 130 : run_exit_status(records)},
           {"attempts", attempts}};
 }
 
@@ -89,10 +98,21 @@ std::string junit_xml(const RunInfo& info, const std::vector<AttemptRecord>& rec
   const int failures = counts.at("escape") + counts.at("overblock") + counts.at("broken");
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  // An interrupted run: one more testcase, an error, so a CI view never shows the partial run as green.
+  const std::string interrupted = interrupted_line(info, records.size());
+  const int extra = interrupted.empty() ? 0 : 1;
   x << "<testsuites name=\"breakout\">\n";
   x << "  <testsuite name=\"" << xml_escape("breakout." + info.suite + "." + info.spawner) << "\" tests=\""
-    << records.size() << "\" failures=\"" << failures << "\" errors=\"" << counts.at("error") << "\" skipped=\""
-    << counts.at("skip") << "\" time=\"" << std::fixed << std::setprecision(3) << info.wall_seconds << "\">\n";
+    << records.size() + extra << "\" failures=\"" << failures << "\" errors=\"" << counts.at("error") + extra
+    << "\" skipped=\"" << counts.at("skip") << "\" time=\"" << std::fixed << std::setprecision(3) << info.wall_seconds
+    << "\">\n";
+  if (!interrupted.empty()) {
+    x << "    <properties>\n      <property name=\"interrupted\" value=\"true\"/>\n      <property name=\"planned\" value=\""
+      << std::max(info.planned, records.size()) << "\"/>\n      <property name=\"judged\" value=\"" << records.size()
+      << "\"/>\n    </properties>\n";
+    x << "    <testcase classname=\"breakout\" name=\"run interrupted\" time=\"0\">\n      <error type=\"interrupted\" message=\""
+      << xml_escape(interrupted + "; the rest did not run (SIGINT/SIGTERM)") << "\"/>\n    </testcase>\n";
+  }
   for (const auto& r : records) {
     const std::string classname = r.attempt_id + "@" + r.policy;
     const std::string name = r.target.empty() ? r.klass : r.target;
@@ -130,7 +150,10 @@ void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Att
                    const fs::path& out_dir) {
   out << "\nbreakout " << info.suite << " suite against " << info.spawner
       << (info.spawner_version.empty() ? "" : " (" + info.spawner_version + ")") << ", " << records.size()
-      << " attempts in " << std::fixed << std::setprecision(1) << info.wall_seconds << " s\n\n";
+      << " attempts in " << std::fixed << std::setprecision(1) << info.wall_seconds << " s\n";
+  const std::string interrupted = interrupted_line(info, records.size());
+  if (!interrupted.empty()) out << "PARTIAL, " << interrupted << "; the rest did not run\n";
+  out << "\n";
   // Per class x policy table: counts of each verdict.
   std::map<std::string, std::map<std::string, int>> table;
   for (const auto& r : records) ++table[r.klass + " / " + r.policy][to_string(r.verdict)];
@@ -162,6 +185,7 @@ void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Att
   print_residue(out, info.residue);
   out << "\nTotal:";
   for (auto c : cols) out << " " << counts.at(c) << " " << c << (c == cols[5] ? "" : ",");
+  if (!interrupted.empty()) out << "\n" << interrupted << " (partial results, exit status 130)";
   out << "\nResults: " << (out_dir / "results.json").string() << "\n         " << (out_dir / "junit.xml").string()
       << "\nReport:  " << (out_dir / "report.html").string() << "\n         " << (out_dir / "summary.md").string()
       << "\n";

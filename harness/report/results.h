@@ -28,13 +28,20 @@ struct RunInfo {
   double wall_seconds = 0;
   int jobs = 1;
   ResidueFindings residue;                // what the spawner itself left on the host (not a verdict)
+  // SIGINT/SIGTERM stopped the run: the records are the executions judged before it (run/runner.h), of
+  // `planned`; the rest did not run and is absent (never a skip or a pass). Exit status 130.
+  bool interrupted = false;
+  std::size_t planned = 0;                // executions planned (0 in files that predate the field: all ran)
 };
+
+// "interrupted: N of M executions judged" (for an interrupted run; "" otherwise).
+std::string interrupted_line(const RunInfo& info, std::size_t judged);
 
 std::map<std::string, int> count_verdicts(const std::vector<AttemptRecord>& records);
 
 // Exit status of `breakout run` (docs/results.md): 0 every attempt pass or skip;
 // 3 at least one escape; 1 otherwise-failing (overblock, broken, error); 2 is
-// reserved for usage/configuration errors.
+// reserved for usage/configuration errors. An interrupted run exits 130 (cli/main.cc, results.json).
 int run_exit_status(const std::vector<AttemptRecord>& records);
 
 nlohmann::json results_json(const RunInfo& info, const std::vector<AttemptRecord>& records);

@@ -1,6 +1,7 @@
 // results.json -> RunInfo + AttemptRecords; tolerant of optional keys, strict about the schema.
 #include "harness/report/results_io.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include "harness/core/error.h"
@@ -81,6 +82,9 @@ Results results_from_json(const nlohmann::json& j) {
   i.jobs = get_or<int>(run, "jobs", 1);
   if (run.contains("spawner_residue")) i.residue = residue_from_json(run.at("spawner_residue"));
   for (const auto& a : j.at("attempts")) res.records.push_back(record_from_json(a));
+  // Top level, beside "summary": a partial run says so (an older file is a whole one).
+  i.interrupted = get_or<bool>(j, "interrupted", false);
+  i.planned = std::max(get_or<std::size_t>(j, "planned", 0), res.records.size());
   return res;
 }
 

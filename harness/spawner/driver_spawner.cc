@@ -9,6 +9,7 @@
 #include "harness/core/toml_schema.h"
 #include "harness/driver/connection.h"
 #include "harness/driver/protocol.h"
+#include "harness/platform/os.h"
 
 namespace breakout {
 
@@ -49,6 +50,7 @@ class DriverSession final : public SpawnSession {
     DriverConnection::Options o;
     o.argv = settings.argv;
     o.env = env_lines(boot.caller_env);  // the driver runs in the caller's (agent runtime's) environment
+    o.lookup_path = settings.lookup_path;  // but is found where the user who started breakout finds it
     // cwd: the harness's own, like the hello connection, so relative driver paths work.
     o.inherit_fds = limits.inherit_fds;
     o.user_namespaces_off = limits.user_namespaces_off;
@@ -187,14 +189,19 @@ class DriverSession final : public SpawnSession {
 class DriverSpawner final : public Spawner {
  public:
   explicit DriverSpawner(DriverSettings s) : settings_(std::move(s)) {
+    if (!settings_.lookup_path) settings_.lookup_path = own_search_path();
+    if (auto why = driver_program_missing(settings_.argv, *settings_.lookup_path)) {
+      unavailable_ = *why;
+      return;
+    }
     try {
-      check(!settings_.argv.empty(), "the driver command is empty");
       // Its own containment: nothing the driver starts while saying hello survives it.
       Containment box("driver-hello-" + random_hex(4), random_hex(16));
       DriverConnection::Options o;
       o.argv = settings_.argv;
       o.env = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8",
                "HOME=/nonexistent/breakout-hello"};  // never the real HOME
+      o.lookup_path = settings_.lookup_path;
       DriverConnection conn(o, &box);
       try {
         hello_ = driver::parse_hello(conn.call("hello", [](long long id) { return driver::hello_request(id); },
@@ -268,6 +275,16 @@ class DriverSpawner final : public Spawner {
 };
 
 }  // namespace
+
+std::optional<std::string> driver_program_missing(const std::vector<std::string>& argv, const std::string& search_path) {
+  if (argv.empty() || argv[0].empty()) return std::string("the driver command is empty");
+  if (find_executable(argv[0], search_path)) return std::nullopt;
+  const std::string& program = argv[0];
+  if (program.find_first_of(platform_name() == "windows" ? "/\\:" : "/") != std::string::npos)
+    return "the driver program '" + program + "' is not an executable file";
+  return "the driver program '" + program + "' is not found on the caller's PATH (PATH=" +
+         (search_path.empty() ? "(unset)" : search_path) + ")";
+}
 
 std::vector<std::string> split_command_line(const std::string& text) {
   std::vector<std::string> out;

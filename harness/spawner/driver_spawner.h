@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct DriverSettings {
   std::string name;         // empty: the name the driver gives in hello
   std::string description;  // empty: made from hello
   std::vector<std::string> argv;
+  // Where argv[0] is looked up (a bare name): the PATH breakout was started with, the user's, not the
+  // fixed PATH of the caller environment the driver then runs in. Unset: own_search_path() (os.h).
+  std::optional<std::string> lookup_path;
   std::chrono::milliseconds hello_timeout{10000};
   std::chrono::milliseconds boot_timeout{30000};
   std::chrono::milliseconds exec_grace{10000};   // on top of the exec's own timeout
@@ -34,6 +38,10 @@ struct DriverSettings {
 // Splits a --driver command line into argv: whitespace separates, '...' and
 // "..." quote, backslash escapes outside single quotes. No expansion of any kind.
 std::vector<std::string> split_command_line(const std::string& text);
+
+// Why the driver's program (argv[0]) cannot be started: not found on `search_path` (the message names
+// that PATH), or not an executable file; nullopt when it resolves. Checked before the first attempt.
+std::optional<std::string> driver_program_missing(const std::vector<std::string>& argv, const std::string& search_path);
 
 // Profile tables with kind = "driver" (schema: docs/drivers.md); "{profile_dir}"
 // in the command expands to the profile's directory.

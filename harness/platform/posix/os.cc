@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <linux/fs.h>  // RENAME_EXCHANGE
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -28,6 +29,26 @@ std::optional<std::string> find_on_path(const std::string& tool) {
     if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
   }
   return std::nullopt;
+}
+
+std::optional<std::string> find_executable(const std::string& program, const std::string& search_path) {
+  auto runnable = [](const fs::path& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (program.empty()) return std::nullopt;
+  if (program.find('/') != std::string::npos) return runnable(program) ? std::optional(program) : std::nullopt;
+  std::stringstream dirs(search_path);
+  for (std::string dir; std::getline(dirs, dir, ':');) {  // an empty entry is the cwd (execvp(3))
+    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / program;
+    if (runnable(candidate)) return candidate.string();
+  }
+  return std::nullopt;
+}
+
+std::string own_search_path() {
+  const char* path = std::getenv("PATH");
+  return path ? path : "";
 }
 
 std::string platform_name() { return "linux"; }

@@ -24,6 +24,29 @@ std::optional<std::string> find_on_path(const std::string& tool) {
   return std::nullopt;
 }
 
+std::optional<std::string> find_executable(const std::string& program, const std::string& search_path) {
+  auto runnable = [](const fs::path& p) -> std::optional<std::string> {
+    for (const char* ext : {"", ".exe"}) {
+      const fs::path candidate = fs::path(p) += ext;
+      std::error_code ec;
+      if (fs::is_regular_file(candidate, ec)) return candidate.string();
+    }
+    return std::nullopt;
+  };
+  if (program.empty()) return std::nullopt;
+  if (program.find_first_of("/\\:") != std::string::npos) return runnable(program);
+  std::stringstream dirs(search_path);
+  for (std::string dir; std::getline(dirs, dir, ';');)
+    if (!dir.empty())
+      if (auto found = runnable(fs::path(dir) / program)) return found;
+  return std::nullopt;
+}
+
+std::string own_search_path() {
+  const char* path = std::getenv("PATH");
+  return path ? path : "";
+}
+
 std::string platform_name() { return "windows"; }
 long self_pid() { return static_cast<long>(::GetCurrentProcessId()); }
 
