@@ -59,6 +59,8 @@ TEST(Preflight, ProbesNeededAreTheRunningExecutionsProbesAndTheHarnessHelpers) {
   EXPECT_EQ(probes_needed({exec_of(write), exec_of(api)}), (std::set<std::string>{"fs-write"}));
   EXPECT_EQ(probes_needed({exec_of(follow)}), (std::set<std::string>{"fs-write", "noop"}));
   EXPECT_EQ(probes_needed({exec_of(reach, victim)}), (std::set<std::string>{"proc-reach", "victim"}));
+  const Attempt race = attempt(AttemptClass::kFsApiRace, kDriverFsProbe);
+  EXPECT_EQ(probes_needed({exec_of(race)}), (std::set<std::string>{"race-victim"}));
   // A planner skip starts nothing.
   EXPECT_EQ(probes_needed({exec_of(skipped, std::nullopt, "cannot express")}), std::set<std::string>{});
 }
