@@ -81,6 +81,7 @@ Results results_from_json(const nlohmann::json& j) {
   i.jobs = get_or<int>(run, "jobs", 1);
   if (run.contains("spawner_residue")) i.residue = residue_from_json(run.at("spawner_residue"));
   for (const auto& a : j.at("attempts")) res.records.push_back(record_from_json(a));
+  res.interrupted = get_or<bool>(j, "interrupted", false) || get_or<bool>(run, "interrupted", false);
   return res;
 }
 
