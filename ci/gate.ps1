@@ -3,13 +3,15 @@
 # accepted baseline does not cover.
 #
 # Usage: pwsh ci/gate.ps1 (-Spawner S | -Driver CMD) [-Suite NAME|FILE] [-Baseline FILE] [-Out DIR]
-#                         [-Bin PATH] [-RunArgs @('--only','fs.*')]
+#                         [-AllowChange 'version,platform'] [-Bin PATH] [-RunArgs @('--only','fs.*')]
 # Defaults from the environment: BREAKOUT_SPAWNER, BREAKOUT_SUITE (else default), BREAKOUT_BASELINE,
-# BREAKOUT_BIN (else build\bin\breakout.exe), BREAKOUT_OUT. Windows ships no default sandbox, so a
-# spawner or a driver must be named (the bash gate defaults to bubblewrap).
-# Exit status (docs/ci.md), as ci/gate.sh: 0 nothing new; 4 a new escape or failing verdict relative
-# to the baseline; without a baseline, run's own status (3 an escape, 1 overblock/broken/error);
-# 2 usage, configuration or a spawner that cannot start; 130 interrupted.
+# BREAKOUT_ALLOW_CHANGE, BREAKOUT_BIN (else build\bin\breakout.exe), BREAKOUT_OUT. Windows ships no
+# default sandbox, so a spawner or a driver must be named (the bash gate defaults to bubblewrap).
+# Exit status (docs/ci.md), as ci/gate.sh: 0 nothing new, no coverage lost; 4 a new escape or failing
+# verdict relative to the baseline; 5 lost coverage: nothing judged, or against the baseline a passed
+# execution no longer judged or another spawner/version/suite/policy set/platform (-AllowChange
+# waives those); without a baseline, run's own status (3 an escape, 1 overblock/broken/error, 5 every
+# execution skipped); 2 usage, configuration or a spawner that cannot start; 130 interrupted.
 # Written for PowerShell 7 (GitHub's windows-latest `shell: pwsh`) and kept to what Windows
 # PowerShell 5.1 also parses. Not executed on the machine breakout is developed on (no PowerShell
 # there); docs/ci.md says so.
@@ -19,6 +21,7 @@ param(
   [string]$Driver = '',
   [string]$Suite = $env:BREAKOUT_SUITE,
   [string]$Baseline = $env:BREAKOUT_BASELINE,
+  [string]$AllowChange = $env:BREAKOUT_ALLOW_CHANGE,
   [string]$Out = $env:BREAKOUT_OUT,
   [string]$Bin = $env:BREAKOUT_BIN,
   [string[]]$RunArgs = @()
@@ -58,7 +61,9 @@ if ($LASTEXITCODE -ne 0) { [Console]::Error.WriteLine('gate: warning: report not
 $gate = $rc
 if ($Baseline) {
   $diffText = Join-Path $Out 'diff.txt'
-  & $Bin diff --baseline $Baseline $results --json (Join-Path $Out 'diff.json') | Tee-Object -FilePath $diffText
+  $allowArgs = @()
+  if ($AllowChange) { $allowArgs = @('--allow-change', $AllowChange) }
+  & $Bin diff --baseline $Baseline $results --json (Join-Path $Out 'diff.json') @allowArgs | Tee-Object -FilePath $diffText
   $gate = $LASTEXITCODE
   # Backticks would end the fenced block; the diff is bounded like the bash gate's (60000 characters).
   $text = (Get-Content -LiteralPath $diffText -Raw)
@@ -76,6 +81,7 @@ switch ($gate) {
   0 { Write-Output 'gate: PASS' }
   4 { [Console]::Error.WriteLine('gate: FAIL: a new escape or failing verdict that the baseline does not accept') }
   3 { [Console]::Error.WriteLine('gate: FAIL: escapes (no baseline given; accept known ones with breakout baseline)') }
+  5 { [Console]::Error.WriteLine('gate: FAIL: lost coverage: nothing was judged, or less or something else than the baseline describes (the reason is above)') }
   default { [Console]::Error.WriteLine("gate: FAIL: exit $gate") }
 }
 exit $gate

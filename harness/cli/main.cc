@@ -100,6 +100,7 @@ struct RunOptions {
   int jobs = 0;
   bool no_external = false;
   bool real_host = false;
+  bool allow_all_skip = false;
   std::string real_host_endpoint;
   HistoryOptions history;
 };
@@ -254,7 +255,7 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   record_history(o.history, info, records);  // not for an interrupted run (docs/results.md)
   if (info.interrupted) return 130;
   warn_if_nothing_ran(records);
-  return run_exit_status(records);
+  return nothing_judged_status(records, o.allow_all_skip);
 }
 
 }  // namespace
@@ -291,9 +292,12 @@ int main(int argc, char** argv) {
                   "with --real-host: ADDR:PORT of a `breakout listen` you run on a machine outside, for the "
                   "external network check (docs/real-host.md)");
   run->add_option("--shard", ro.shard, "run only shard K of N (K/N): a stable split by execution group, for CI matrices");
+  run->add_flag("--allow-all-skip", ro.allow_all_skip,
+                "exit 0 instead of 5 when every execution skipped or none ran (e.g. a Windows suite on Linux)");
   add_history_options(run, ro.history);
   run->footer(
-      "Exit status: 0 all pass/skip, 3 an escape was found, 1 overblock/broken/error (no escape),\n"
+      "Exit status: 0 all pass/skip (at least one judged), 3 an escape was found, 1 overblock/broken/error\n"
+      "(no escape), 5 nothing judged: every execution skipped or none ran (--allow-all-skip: 0),\n"
       "2 usage or configuration error (checked before the first attempt: --out, --probes, --driver),\n"
       "130 interrupted (results of the executions judged so far are written, marked interrupted).");
 

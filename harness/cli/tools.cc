@@ -27,10 +27,12 @@ struct ToolCommands {
   std::string merge_out;
   std::vector<std::string> merge_shards;
   HistoryOptions merge_history;
+  bool merge_allow_all_skip = false;
 
   CLI::App* diff = nullptr;
   std::vector<std::string> diff_runs;
   std::string diff_baseline, diff_json_out;
+  std::vector<std::string> diff_allow_change;
   HistoryOptions diff_history;
 
   CLI::App* history = nullptr;
@@ -96,7 +98,9 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
       ->required()
       ->expected(1, -1);
   add_history_options(t->merge, t->merge_history);
-  t->merge->footer("Exit status: that of the merged run (0, 3, 1 as for run; 130 when a shard was interrupted);\n"
+  t->merge->add_flag("--allow-all-skip", t->merge_allow_all_skip,
+                     "exit 0 instead of 5 when every merged execution skipped or none ran");
+  t->merge->footer("Exit status: that of the merged run (0, 3, 1, 5 as for run; 130 when a shard was interrupted);\n"
                    "2 if the shards do not fit together.");
 
   t->diff = app.add_subcommand("diff", "compare two runs (results files or history run ids), or a run with a baseline");
@@ -104,9 +108,15 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
   t->diff->add_option("--baseline", t->diff_baseline, "accepted-baseline file (breakout baseline) to compare NEW with");
   t->diff->add_option("--json", t->diff_json_out, "also write the diff as JSON to this file");
   t->diff->add_option("--history", t->diff_history.path, "history database to resolve run ids in");
-  t->diff->footer("Exit status: 0 nothing new; 4 a new escape or a new failing verdict (relative to BASE or the\n"
-                  "baseline), or for two bench runs (breakout.bench/1 files or bench run ids) a significant\n"
-                  "latency slowdown (Mann-Whitney U, docs/bench.md); 2 usage error.");
+  t->diff->add_option("--allow-change", t->diff_allow_change,
+                      "identity fields NEW may change without failing the gate: spawner,version,suite,policies,platform")
+      ->delimiter(',');
+  t->diff->footer("Exit status: 0 nothing new, no coverage lost; 4 a new escape or a new failing verdict (relative\n"
+                  "to BASE or the baseline), or for two bench runs (breakout.bench/1 files or bench run ids) a\n"
+                  "significant latency slowdown (Mann-Whitney U, docs/bench.md); 5 lost coverage: an execution\n"
+                  "judged in the base is skipped, in error or missing, the spawner, its version, the suite, the\n"
+                  "policy set or the platform differs (--allow-change), NEW judged nothing or was interrupted\n"
+                  "(a new escape's 4 wins); 2 usage error, or an interrupted BASE.");
 
   t->history = app.add_subcommand("history", "list recorded runs, and the escape and spawn-latency trends of a spawner");
   t->history->add_option("--history", t->history_db.path, "history database (default as for run)");
@@ -154,7 +164,7 @@ int cmd_merge(const ToolCommands& t) {
   write_results(t.merge_out, merged.info, merged.records);
   print_summary(std::cout, merged.info, merged.records, t.merge_out);
   record_history(t.merge_history, merged.info, merged.records);
-  return merged.info.interrupted ? 130 : run_exit_status(merged.records);
+  return merged.info.interrupted ? 130 : nothing_judged_status(merged.records, t.merge_allow_all_skip);
 }
 
 // A results file or directory; otherwise a run id in the history database.
@@ -167,13 +177,16 @@ int cmd_diff(const ToolCommands& t) {
   // Two bench runs: the latency compare (harness/bench/compare.h), same gate statuses.
   if (t.diff_baseline.empty())
     if (auto rc = diff_bench_runs(t.diff_runs, t.diff_json_out, t.diff_history)) return *rc;
+  DiffOptions options;
+  options.allow = parse_allowed_changes(t.diff_allow_change);
   Diff d;
   if (!t.diff_baseline.empty()) {
     if (t.diff_runs.size() != 1) throw Error("diff --baseline FILE takes one run (NEW)");
-    d = diff_baseline(load_baseline(t.diff_baseline), load_run(t.diff_runs[0], t.diff_history), t.diff_baseline);
+    d = diff_baseline(load_baseline(t.diff_baseline), load_run(t.diff_runs[0], t.diff_history), t.diff_baseline,
+                      options);
   } else {
     if (t.diff_runs.size() != 2) throw Error("diff takes BASE and NEW (or --baseline FILE NEW)");
-    d = diff_runs(load_run(t.diff_runs[0], t.diff_history), load_run(t.diff_runs[1], t.diff_history));
+    d = diff_runs(load_run(t.diff_runs[0], t.diff_history), load_run(t.diff_runs[1], t.diff_history), options);
   }
   print_diff(std::cout, d);
   if (!t.diff_json_out.empty()) {
@@ -250,6 +263,19 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 }  // namespace
+
+int nothing_judged_status(const std::vector<AttemptRecord>& records, bool allow_all_skip) {
+  const int rc = run_exit_status(records);
+  if (rc != kExitLostCoverage) return rc;
+  const std::string why = all_skipped_reason(records).value_or("nothing was judged");
+  if (allow_all_skip) {
+    std::cerr << "breakout: note: " << why << "; accepted (--allow-all-skip)\n";
+    return 0;
+  }
+  std::cerr << "breakout: FAILED: " << why << ": no sandbox was tested (exit status " << kExitLostCoverage
+            << "; --allow-all-skip accepts it)\n";
+  return rc;
+}
 
 void write_run_report(const fs::path& out_dir) {
   try {

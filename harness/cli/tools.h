@@ -29,6 +29,10 @@ void record_history(const HistoryOptions& options, const RunInfo& info, const st
 // writes them, without the history trend (`breakout report` adds it). A failure is a warning:
 // the results files are what the run promises.
 void write_run_report(const std::filesystem::path& out_dir);
+// The exit status of a finished run (`run`, `merge`): run_exit_status(), except that a run that judged
+// nothing (every execution skipped, or none ran) says so on stderr and exits 5 unless `allow_all_skip`.
+int nothing_judged_status(const std::vector<AttemptRecord>& records, bool allow_all_skip);
+
 struct ToolCommands;
 std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app);
 

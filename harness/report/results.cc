@@ -28,7 +28,14 @@ int run_exit_status(const std::vector<AttemptRecord>& records) {
     escape = escape || r.verdict == Verdict::kEscape;
     failing = failing || (r.verdict != Verdict::kPass && r.verdict != Verdict::kSkip);
   }
-  return escape ? 3 : failing ? 1 : 0;
+  return escape ? 3 : failing ? 1 : all_skipped_reason(records) ? kExitLostCoverage : 0;
+}
+
+std::optional<std::string> all_skipped_reason(const std::vector<AttemptRecord>& records) {
+  if (records.empty()) return "no execution ran, so nothing was judged";
+  for (const auto& r : records)
+    if (r.verdict != Verdict::kSkip) return std::nullopt;
+  return "every execution (" + std::to_string(records.size()) + ") skipped, so nothing was judged";
 }
 
 std::string interrupted_line(const RunInfo& info, std::size_t judged) {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -39,10 +40,18 @@ std::string interrupted_line(const RunInfo& info, std::size_t judged);
 
 std::map<std::string, int> count_verdicts(const std::vector<AttemptRecord>& records);
 
-// Exit status of `breakout run` (docs/results.md): 0 every attempt pass or skip;
-// 3 at least one escape; 1 otherwise-failing (overblock, broken, error); 2 is
-// reserved for usage/configuration errors. An interrupted run exits 130 (cli/main.cc, results.json).
+// Nothing judged: `run`, `merge` and the gate (diff, diff --baseline) fail with this status of
+// their own when a run judged nothing or, for the gate, judged less than its base (docs/results.md).
+inline constexpr int kExitLostCoverage = 5;
+
+// Exit status of `breakout run` (docs/results.md): 0 every attempt pass or skip, at least one
+// judged; 3 at least one escape; 1 otherwise-failing (overblock, broken, error); 5 every
+// execution skipped, or none ran (`run --allow-all-skip` accepts it); 2 is reserved for
+// usage/configuration errors. An interrupted run exits 130 (cli/main.cc, results.json).
 int run_exit_status(const std::vector<AttemptRecord>& records);
+
+// Why `records` is a run that judged nothing (no executions, or every one skipped), if it is one.
+std::optional<std::string> all_skipped_reason(const std::vector<AttemptRecord>& records);
 
 nlohmann::json results_json(const RunInfo& info, const std::vector<AttemptRecord>& records);
 std::string junit_xml(const RunInfo& info, const std::vector<AttemptRecord>& records);

@@ -85,6 +85,7 @@ Results results_from_json(const nlohmann::json& j) {
   // Top level, beside "summary": a partial run says so (an older file is a whole one).
   i.interrupted = get_or<bool>(j, "interrupted", false);
   i.planned = std::max(get_or<std::size_t>(j, "planned", 0), res.records.size());
+  res.interrupted = i.interrupted || get_or<bool>(run, "interrupted", false);
   return res;
 }
 

@@ -14,6 +14,7 @@ namespace breakout {
 struct Results {
   RunInfo info;
   std::vector<AttemptRecord> records;
+  bool interrupted = false;  // top-level "interrupted": true: a run stopped by SIGINT/SIGTERM, judged in part
 };
 
 // Accepts a results.json path or a directory holding one; throws Error on a

@@ -23,10 +23,13 @@ def test_runs_are_recorded_and_diffable_by_id(breakout_bin, run_breakout, tmp_pa
     for run_id in ids:
         assert run_id in p.stdout
     assert "Escapes per run of none" in p.stdout
-    # Run ids resolve through the history: none had escapes, blocks-everything fixed them (and broke controls).
+    # Run ids resolve through the history: none had escapes; blocks-everything broke the controls, so its
+    # denials are errors: judged nothing, fixed nothing. That is lost coverage (5), and another spawner too.
     p = run_cli(breakout_bin, "diff", "--history", str(db), ids[0], ids[1])
-    assert p.returncode == 4, p.stdout + p.stderr
-    assert "Fixed escapes (0)" not in p.stdout
+    assert p.returncode == 5, p.stdout + p.stderr
+    assert "Fixed escapes (0)" in p.stdout
+    assert "the spawner differs: 'none' in BASE, 'blocks-everything' in NEW" in p.stdout, p.stdout
+    assert "not judged in NEW (" in p.stdout and " error;" in p.stdout, p.stdout
 
 
 def test_default_location_follows_xdg_state_home(breakout_bin, tmp_path):

@@ -126,6 +126,8 @@ def test_without_the_flag_real_host_attempts_are_skipped(run_breakout):
     assert run.results is not None, run.stderr
     assert run.attempts and all(a["verdict"] == "skip" for a in run.attempts)
     assert all("needs `breakout run --real-host`" in a["reason"] for a in run.attempts)
+    # Nothing was judged: the run says so and does not exit 0 (--allow-all-skip would accept it).
+    assert run.returncode == 5 and "skipped, so nothing was judged" in run.stderr, run.stderr[-2000:]
 
 
 # --- the network check: a `breakout listen` the user runs outside (here: on loopback, the only place tests may reach)
