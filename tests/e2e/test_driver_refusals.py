@@ -128,7 +128,9 @@ def test_gvisor_limits_are_skips_or_witnessed_passes_never_errors(gvisor_run):
         for a in ran:
             assert a["evidence"]["refusal"]["code"] == "unsupported", run.explain([a])
             assert "invisible to the host" in a["evidence"]["refusal"]["message"]
-    assert run.returncode == 0, run.explain(ran)
+    # recon.* judges nothing against this sandbox (every execution a declared skip): exit 5, the
+    # status of a run that judged nothing (docs/results.md), not a green 0.
+    assert run.returncode == (5 if mechanism == "host_proc" else 0), run.explain(ran)
 
 
 def test_gvisor_fixture_really_has_the_limits(run_breakout):
