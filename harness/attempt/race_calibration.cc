@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <system_error>
+
+#include "harness/core/file_prefix.h"
 
 namespace breakout {
 
@@ -30,15 +32,14 @@ long long int_arg(const std::vector<std::string>& argv, const std::string& flag,
 }
 
 long long count_win_lines(const std::filesystem::path& file, const std::string& line) {
-  constexpr std::size_t kMaxRead = 1u << 20;  // written inside the sandbox: bounded
-  std::ifstream in(file, std::ios::binary);
+  // Written inside the sandbox: a regular file only (a FIFO or a link planted there is no win and
+  // must not block the harness), and bounded, as the tree's other files (find_token).
+  std::error_code ec;
+  if (std::filesystem::symlink_status(file, ec).type() != std::filesystem::file_type::regular) return 0;
+  const std::string data = read_file_prefix(file, 1u << 20);
   long long n = 0;
-  std::string l;
-  std::size_t read = 0;
-  while (read < kMaxRead && std::getline(in, l)) {
-    read += l.size() + 1;
-    if (line.empty() || l == line) ++n;
-  }
+  for (std::size_t at = 0, nl; (nl = data.find('\n', at)) != std::string::npos; at = nl + 1)
+    if (line.empty() || (nl - at == line.size() && data.compare(at, nl - at, line) == 0)) ++n;
   return n;
 }
 

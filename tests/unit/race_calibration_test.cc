@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/attempt/race_calibration.h"
@@ -96,6 +97,9 @@ TEST(CountWinLines, CountsEveryLineOrOnlyTheToken) {
   EXPECT_EQ(count_win_lines(file, "tok"), 2);
   std::filesystem::remove(file);
   EXPECT_EQ(count_win_lines(file), 0);  // none written: no win
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  EXPECT_EQ(count_win_lines(file), 0);  // a FIFO planted there: no win, and no wait for a writer
+  std::filesystem::remove(file);
 }
 
 TEST(CalibrateArg, FindsTheExpandedValue) {
