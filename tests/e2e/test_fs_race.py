@@ -78,7 +78,7 @@ def test_an_unwinnable_calibration_is_inconclusive_never_pass(run_breakout, spaw
 
 def race(breakout_bin, *args):
     proc = subprocess.run([str(breakout_bin.resolve().parent / "breakout-probe-fs-race"), *args],
-                          capture_output=True, text=True, timeout=30)
+                          capture_output=True, text=True, timeout=60)
     line = next(l for l in proc.stdout.splitlines() if l.startswith("BREAKOUT-REPORT "))
     return proc.returncode, json.loads(line.split(" ", 1)[1])
 
@@ -101,17 +101,20 @@ def test_flip_calibration_wins_against_the_racy_victim_only(breakout_bin, tmp_pa
     """The probe's calibration: the racy victim loses 8 times (lines in calib.won, the harness's
     count); the safe one never does, and the tries then stop at the cap."""
     target, link, calib = tmp_path / "target", tmp_path / "link", tmp_path / "calib"
+    # The racy victim ends the race as soon as it lost 8 times (a generous cap for a loaded
+    # runner); the safe one never loses, so its race runs to its (short) cap.
+    cap = "20000" if victim == "racy" else "1500"
     rc, r = race(breakout_bin, "--op", "flip", "--path", str(target), "--link", str(link), "--tries", "200",
-                 "--budget-ms", "1500", "--calibrate", str(calib), "--victim", victim)
+                 "--budget-ms", cap, "--calibrate", str(calib), "--victim", victim)
     assert rc == 0, r
     won = (tmp_path / "calib.won").read_text().count("breakout: calibration, written after the check\n")
     assert r["victim"] == victim and r["calib_tries"] == r["tries"], r
     if victim == "racy":
         assert won == r["calib_wins"] >= 8, (won, r)
-        assert r["elapsed_ms"] < 1500, r
+        assert r["elapsed_ms"] < 20000, r
     else:
         assert won == r["calib_wins"] == 0, (won, r)
-        assert 1500 <= r["elapsed_ms"] < 3000, r  # bounded by the cap
+        assert 1500 <= r["elapsed_ms"] < 5000, r  # bounded by the cap
     assert not (tmp_path / "calib.flip").exists()
 
 
