@@ -43,6 +43,16 @@ long long count_win_lines(const std::filesystem::path& file, const std::string& 
   return n;
 }
 
+void add_probe_report(RaceTally& t, const nlohmann::json& report) {
+  const auto field = [&](const char* k) {
+    return report.is_object() && report.contains(k) && report[k].is_number_integer() ? report[k].get<long long>() : 0;
+  };
+  t.tries += field("tries");
+  t.flips += field("flips");
+  t.calib_tries += field("calib_tries");
+  t.elapsed_ms += field("elapsed_ms");
+}
+
 double miss_chance(long long tries, long long wins, long long calib_tries) {
   if (wins <= 0 || calib_tries <= 0) return 1.0;
   const double p = std::min(1.0, static_cast<double>(wins) / static_cast<double>(calib_tries));

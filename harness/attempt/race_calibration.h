@@ -36,6 +36,10 @@ struct RaceTally {
   long long window_us = 0;      // the victim's check and use held this far apart (0: two syscalls)
 };
 
+// Adds one exec's probe report (fs-race: tries, flips, calib_tries, elapsed_ms) to `t`: display
+// figures for the miss chance; the wins are counted from outside (count_win_lines), never read here.
+void add_probe_report(RaceTally& t, const nlohmann::json& report);
+
 // The calibration victim: "racy", or "safe" (never loses: a calibration that cannot be won)
 // when the environment has BREAKOUT_TEST_RACE_VICTIM=safe, the tests' hook.
 std::string race_victim();

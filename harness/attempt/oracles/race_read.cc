@@ -153,16 +153,7 @@ class RaceRead final : public Oracle {
   // summed, the wins counted once from C.won (only the calibration's token counts).
   RaceTally tally(const Scene& s, const LaunchResult& first) const {
     RaceTally t;
-    for (const LaunchResult* r : {&first, &next_}) {
-      const nlohmann::json rep = parse_probe_report(r->out);
-      const auto field = [&](const char* k) {
-        return rep.is_object() && rep.contains(k) && rep[k].is_number_integer() ? rep[k].get<long long>() : 0;
-      };
-      t.tries += field("tries");
-      t.flips += field("flips");
-      t.calib_tries += field("calib_tries");
-      t.elapsed_ms += field("elapsed_ms");
-    }
+    for (const LaunchResult* r : {&first, &next_}) add_probe_report(t, parse_probe_report(r->out));
     t.calib_wins = count_win_lines(*calibration_ + ".won", calibration_token_);
     t.wins_needed = int_arg(s.request.probe_argv, "--wins", kCalibrationWins);
     t.victim = race_victim();

@@ -25,15 +25,8 @@ class RaceWrite final : public Oracle {
   Observation observe(Scene& s, const LaunchResult& run) override {
     Observation o = observe_fs_change(s.ex, s.tree, s.request.resolved, s.window(), s.io);
     if (!calibration_) return o;
-    const nlohmann::json report = parse_probe_report(run.out);
-    const auto field = [&](const char* k) {
-      return report.is_object() && report.contains(k) && report[k].is_number_integer() ? report[k].get<long long>() : 0;
-    };
     RaceTally t;
-    t.tries = field("tries");
-    t.flips = field("flips");
-    t.calib_tries = field("calib_tries");
-    t.elapsed_ms = field("elapsed_ms");
+    add_probe_report(t, parse_probe_report(run.out));
     t.calib_wins = count_win_lines(*calibration_ + ".won");  // the harness's count, not the probe's
     t.wins_needed = int_arg(s.request.probe_argv, "--wins", kCalibrationWins);
     t.victim = race_victim();
