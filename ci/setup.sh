@@ -1,19 +1,39 @@
 #!/usr/bin/env bash
-# Installs everything breakout needs on a fresh Debian 12 machine (as root) and builds it.
-# Idempotent: re-running only builds what changed. Usage: bash ci/setup.sh [--no-build]
+# Installs what breakout needs on a fresh Debian 12 machine (as root) and builds it.
+# Idempotent: re-running only builds what changed.
+# Usage: bash ci/setup.sh [--run] [--no-build]
+#   --run       only what `breakout run` needs (the main command, ci/main.sh): the compiler and the
+#               libraries breakout links, bubblewrap and the tools the harness calls; builds the
+#               `breakout` binary and its probes, nothing else (no tests, benchmarks, fuzzers).
+#   (default)   everything the test command (ci/test.sh) needs: also the test frameworks, clang,
+#               mingw-w64 and Wine, Chromium, firejail, the npm-installed sandboxes and checkers.
+#   --no-build  install only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=test build=1
+for a in "$@"; do
+  case $a in
+    --run) mode=run ;;
+    --no-build) build=0 ;;
+    *) echo "setup: unknown option $a (usage: bash ci/setup.sh [--run] [--no-build])" >&2; exit 2 ;;
+  esac
+done
 
 # Packages (docs/dependencies.md says why each is here).
-PACKAGES=(
-  g++ clang libclang-rt-14-dev cmake ninja-build pkg-config
-  libgtest-dev libgmock-dev googletest libbenchmark-dev
+RUN_PACKAGES=(
+  g++ cmake ninja-build pkg-config
   libboost1.81-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
-  python3 python3-pytest chromium
-  bubblewrap firejail iproute2 attr acl
-  socat ripgrep
+  python3 bubblewrap iproute2 attr acl
+)
+TEST_PACKAGES=(
+  clang libclang-rt-14-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  python3-pytest chromium
+  firejail socat ripgrep
   g++-mingw-w64-x86-64 wine64
 )
+PACKAGES=("${RUN_PACKAGES[@]}")
+[[ $mode == test ]] && PACKAGES+=("${TEST_PACKAGES[@]}")
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,6 +47,13 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ $mode == run ]]; then
+  ((build)) || exit 0
+  cmake --preset run >/dev/null
+  cmake --build --preset run -j "$(nproc)"
+  exit 0
 fi
 
 # The checkers of the GitHub workflow we ship for users (ci/tools/package.json, pinned by its lock;
@@ -59,6 +86,6 @@ for release in spawners/releases/srt-*/; do
   fi
 done
 
-[[ "${1:-}" == "--no-build" ]] && exit 0
+((build)) || exit 0
 cmake --preset default >/dev/null
 cmake --build --preset default -j "$(nproc)"

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <mutex>
@@ -9,6 +10,7 @@
 #include "harness/attempt/real_home.h"
 #include "harness/attempt/work_root.h"
 #include "harness/cli/bench_cmd.h"
+#include "harness/cli/install_layout.h"
 #include "harness/cli/repro_cmd.h"
 #include "harness/cli/tools.h"
 #include "harness/core/error.h"
@@ -46,10 +48,18 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
+// Defaults from where the binary sits (install_layout.h): an installed prefix, BREAKOUT_DATA, or the
+// build tree; each can be overridden on the command line.
 struct Paths {
-  fs::path scenarios = fs::path(BREAKOUT_DATA_DIR) / "scenarios";
-  fs::path spawners = fs::path(BREAKOUT_DATA_DIR) / "spawners";
-  fs::path probes = self_exe_dir();
+  DataLayout layout = find_data_layout(self_exe_dir(), env_data(), BREAKOUT_DATA_DIR);
+  fs::path scenarios = layout.data / "scenarios";
+  fs::path spawners = layout.data / "spawners";
+  fs::path probes = layout.probes;
+
+  static std::optional<std::string> env_data() {
+    const char* v = std::getenv("BREAKOUT_DATA");
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  }
 };
 
 std::string utc_now(const char* fmt) {
@@ -60,6 +70,7 @@ std::string utc_now(const char* fmt) {
 }
 
 int cmd_list(const Paths& paths, const std::string& suite_name) {
+  std::cout << "Data (" << paths.layout.origin << "): " << paths.layout.data.string() << "\n\n";
   std::cout << "Suites (" << paths.scenarios.string() << "/suites):\n";
   for (const auto& s : list_suites(paths.scenarios)) std::cout << "  " << s << "\n";
   const Suite suite = load_suite(suite_name, paths.scenarios, platform_name());
@@ -81,7 +92,7 @@ int cmd_list(const Paths& paths, const std::string& suite_name) {
     if (n.rfind("breakout-probe-", 0) == 0) probes.insert(n.substr(15));
   }
   for (const auto& p : probes) {
-    const bool built = fs::exists(paths.probes / ("breakout-probe-" + p));
+    const bool built = find_executable((paths.probes / ("breakout-probe-" + p)).string(), "").has_value();  // .exe on Windows
     const char* note = p == kDriverFsProbe ? "  (no binary: the spawner's own fs API)" : built ? "" : "  (not built)";
     std::cout << "  " << p << note << "\n";
   }
