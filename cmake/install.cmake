@@ -31,8 +31,7 @@ if(WIN32)
   set(CPACK_SYSTEM_NAME windows-x86_64)
 else()
   set(CPACK_GENERATOR "DEB;TGZ")
-  set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-  set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+  set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # the .deb installs under /usr (DEB default); the .tar.gz has bin/ at its top
   set(CPACK_DEBIAN_PACKAGE_SECTION utils)
   # What the binary links (ldd build/bin/breakout) and what running a suite needs: python3 for the
   # reference driver and the driver kit; the sandboxes under test are recommended, not required.

@@ -61,3 +61,32 @@ def test_workflow_uses_the_gates_and_presets_that_exist():
         assert f"cmake --preset {preset}" in text and preset in presets, preset
     assert "bash ci/gate.sh" in text and "./ci/gate.ps1" in text
     assert (REPO / "ci" / "gate.ps1").is_file() and (REPO / "vcpkg.json").is_file()
+
+
+ACTION = REPO / "action.yml"
+
+
+def action_validator(path):
+    return subprocess.run([str(TOOLS / ".bin" / "action-validator"), str(path)], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_composite_action_matches_the_schema():
+    tools()
+    p = action_validator(ACTION)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+
+
+def test_action_validator_catches_a_broken_action(tmp_path):
+    tools()
+    bad = tmp_path / "action.yml"  # the validator picks the schema by the file name
+    bad.write_text(ACTION.read_text().replace("using: composite", "using: compositez"))
+    p = action_validator(bad)
+    assert p.returncode != 0 and "/runs/using" in p.stdout + p.stderr, (p.stdout + p.stderr)[-2000:]
+
+
+def test_action_uses_what_exists():
+    text = ACTION.read_text()
+    assert 'ci/setup.sh" --run' in text and 'ci/gate.sh" --bin' in text
+    assert "--component runtime" in text and "COMPONENT runtime" in (REPO / "cmake" / "install.cmake").read_text()
+    assert "upload-sarif" in text and "results.sarif" in text
