@@ -76,7 +76,7 @@ int own_pty(const std::string& token, bool high_bits, const char** step) {
     std::fflush(stdout);
     ::_exit(n > 0 ? 0 : 11);
   }
-  int st = 0;
+  int st = -1;  // not reaped within 2 s: not WIFEXITED, so EIO below (0 would read as the child's success)
   for (int i = 0; i < 200 && ::waitpid(child, &st, WNOHANG) == 0; ++i) breakout::probe::sleep_ms(10);
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, WNOHANG);

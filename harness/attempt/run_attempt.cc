@@ -2,6 +2,7 @@
 #include "harness/attempt/run_attempt.h"
 
 #include "harness/attempt/collateral.h"
+#include "harness/attempt/observe.h"
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/scene.h"
 #include "harness/attempt/skip.h"
@@ -18,6 +19,22 @@ namespace {
 
 // The class oracle's observation against the expectation, and any escape besides it
 // (collateral.h): that one wins over a pass, whatever the execution's role.
+// An allowed execution the harness killed at the policy's timeout before the probe said a word:
+// the spawner did not run the probe to its end in time (seen with srt, whose Node start-up and
+// dependency checks took over 20 s on two cores running 16 busy loops). Nothing shows the sandbox
+// blocked anything, so it is not an overblock; it was not judged, an error with the reason (a
+// denial paired with it is then an error too, never a pass).
+bool timed_out_unheard(const LaunchResult& run) {
+  return run.timed_out && !parse_probe_report(run.out).is_object();
+}
+
+Judgement not_judged_timeout(const LaunchResult& run, const Judgement& j) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(run.duration).count();
+  return {Verdict::kError, "not judged: killed at the policy's timeout after " + std::to_string(ms) +
+                               " ms before the probe reported anything (the spawner did not run it to its end in "
+                               "time; on a loaded machine, fewer --jobs); " + j.reason};
+}
+
 void judge_into(Scene& s, const Oracle& oracle, const Observation& seen, const LaunchResult& run) {
   const auto besides = oracle.collateral() ? collateral_escape(s.ex, s.tree, s.request.resolved, s.window(), s.io, s.ctx, seen) : std::nullopt;
   s.rec.evidence.update(seen.evidence);
@@ -45,6 +62,7 @@ void judge_into(Scene& s, const Oracle& oracle, const Observation& seen, const L
     s.rec.refused = s.ex.refused;
     j = {Verdict::kSkip, s.ex.refused + " (declared; " + j.reason + ")"};
   }
+  if (j.verdict == Verdict::kOverblock && timed_out_unheard(run)) j = not_judged_timeout(run, j);
   if (besides) {
     s.rec.evidence["collateral"] = besides->evidence;
     if (j.verdict != Verdict::kEscape) j = {Verdict::kEscape, besides->summary};

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "harness/attempt/excuse.h"
+#include "harness/attempt/observe.h"
 #include "harness/core/text.h"
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
@@ -14,6 +15,19 @@ namespace breakout::oracles {
 
 namespace {
 
+// The listeners record a nonce on their own threads, which a loaded machine may run well after the
+// probe has exited. 300 ms (RunContext::net_grace) is enough when nothing was sent, and keeps a
+// denial that held cheap; when the probe says it sent its bytes, the nonce may be on its way, so the
+// harness waits up to this long before concluding it never arrived. The probe's word only sets how
+// long to look (bounded: a crafted report costs at most this much); the listener alone decides.
+constexpr std::chrono::milliseconds kSentGrace{3000};
+
+std::chrono::milliseconds listener_grace(const RunContext& ctx, const LaunchResult& run) {
+  const nlohmann::json report = parse_probe_report(run.out);
+  const bool says_sent = report.is_object() && report.contains("sent");
+  return says_sent ? std::max(ctx.net_grace, kSentGrace) : ctx.net_grace;
+}
+
 class Connect final : public Oracle {
  public:
   Observation observe(Scene& s, const LaunchResult& run) override {
@@ -22,11 +36,12 @@ class Connect final : public Oracle {
     Observation o;
     const std::string& endpoint = s.ex.target->value;
     bool got = false;
+    const auto grace = listener_grace(ctx, run);
     // A remote listener is asked over the network: at least a second for the probe's bytes to get there.
-    if (io.unix_listener) got = io.unix_listener->wait_for(io.nonce, ctx.net_grace);
+    if (io.unix_listener) got = io.unix_listener->wait_for(io.nonce, grace);
     else if (endpoint == "real-external")
-      got = ctx.remote->wait_for(io.nonce, std::max(ctx.net_grace, std::chrono::milliseconds(1000)));
-    else got = ctx.listeners->wait_for(io.nonce, endpoint, ctx.net_grace);
+      got = ctx.remote->wait_for(io.nonce, std::max(grace, std::chrono::milliseconds(1000)));
+    else got = ctx.listeners->wait_for(io.nonce, endpoint, grace);
     nlohmann::json all = nlohmann::json::array();
     for (const auto& e : ctx.listeners->received(io.nonce)) all.push_back(e);
     o.evidence["listener"] = endpoint;
