@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libboost1.81-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
   python3 python3-pytest chromium
+  python3-venv python3-pip python3-setuptools python3-wheel
   bubblewrap firejail iproute2 attr acl
   socat ripgrep
   g++-mingw-w64-x86-64 wine64

@@ -83,7 +83,9 @@ def test_installed_plugin_coexists_with_the_repo_conftest(venv):
 # ---- the results -> items mapping, no breakout binary: the plugin loaded from the folder with -p --------
 
 def plugin_pytest(tmp_path, *args, python=sys.executable, cwd=None, env=None):
-    """pytest with the plugin in an empty project directory; returns (process, junit testcases by name)."""
+    """pytest with the plugin in an empty project directory; returns (process, junit testcases by name).
+    Options are written --opt=VALUE: pytest picks its rootdir before plugins add their options, and a
+    separate VALUE that is an existing path would count as a rootdir candidate."""
     proj = cwd or tmp_path / "proj"
     proj.mkdir(exist_ok=True)
     junit = tmp_path / f"junit-{len(list(tmp_path.glob('junit-*')))}.xml"
@@ -132,7 +134,7 @@ def every_verdict():
 def test_every_verdict_becomes_its_item(tmp_path):
     attempts = every_verdict()
     results = write_results(tmp_path / "r" / "results.json", attempts)
-    p, cases = plugin_pytest(tmp_path, "--breakout-results", results)
+    p, cases = plugin_pytest(tmp_path, f"--breakout-results={results}")
     assert p.returncode == 1, p.stdout[-3000:]
     assert_one_item_per_execution(cases, attempts)
     assert "collected 8 items" in p.stdout and "4 failed, 3 passed, 1 skipped" in p.stdout
@@ -146,7 +148,7 @@ def test_hostile_text_is_bounded_and_printable(tmp_path):
     attempts[3]["evidence"] = {"changes_outside_writable_roots": [{"path": "/x\x07\x1b]0;title\x07" + "B" * 100_000}]}
     attempts[0]["id"] = attempts[0]["group"] = "fs.write.create@workspace-write[fs:\x1b[2Jsib]"
     results = write_results(tmp_path / "r" / "results.json", attempts)
-    p, cases = plugin_pytest(tmp_path, "--breakout-results", results)
+    p, cases = plugin_pytest(tmp_path, f"--breakout-results={results}")
     assert p.returncode == 1
     for raw in ("\x1b", "\u202e", "\x07"):
         assert raw not in p.stdout and not any(raw in n or raw in t for n, (k, t) in cases.items())
@@ -187,7 +189,7 @@ def test_an_untrustworthy_run_fails_loudly(tmp_path, case):
         path.parent.mkdir(parents=True)
         with open(path, "wb") as f:
             f.truncate(65 * 1024 * 1024)  # sparse: the reader stops at its bound, never parses it
-    p, cases = plugin_pytest(tmp_path, "--breakout-results", path)
+    p, cases = plugin_pytest(tmp_path, f"--breakout-results={path}")
     assert p.returncode == 1, f"{case}: exit {p.returncode}\n{p.stdout[-2000:]}"
     assert cases.get("run", ("passed",))[0] == "failure", f"{case}: {sorted(cases)}"
     assert "the breakout run failed" in cases["run"][1]
@@ -196,7 +198,7 @@ def test_an_untrustworthy_run_fails_loudly(tmp_path, case):
 def test_all_skip_is_accepted_only_when_asked(tmp_path):
     attempts = [dict(a, verdict="skip") for a in base_attempts()]
     results = write_results(tmp_path / "r" / "results.json", attempts)
-    p, cases = plugin_pytest(tmp_path, "--breakout-results", results, "--breakout-allow-all-skip")
+    p, cases = plugin_pytest(tmp_path, f"--breakout-results={results}", "--breakout-allow-all-skip")
     assert p.returncode == 0, p.stdout[-2000:]
     assert_one_item_per_execution(cases, attempts)
 
@@ -257,8 +259,8 @@ def root_bwrap():
 
 def run_plugin(venv, tmp_path, breakout_bin, booter, *args, env=None):
     out = tmp_path / "out"
-    p, cases = plugin_pytest(tmp_path, "--breakout-bin", breakout_bin, "--breakout-booter", booter,
-                             "--breakout-only", ONLY, "--breakout-out", out, *args, python=venv, env=env)
+    p, cases = plugin_pytest(tmp_path, f"--breakout-bin={breakout_bin}", f"--breakout-booter={booter}",
+                             f"--breakout-only={ONLY}", f"--breakout-out={out}", *args, python=venv, env=env)
     results = json.loads((out / "results.json").read_text())
     return p, cases, results
 
@@ -311,7 +313,7 @@ def test_the_fixture_checks_a_booter_from_a_test(venv, tmp_path, breakout_bin, r
     (proj / "test_sandbox.py").write_text(
         f"def test_minimal(breakout):\n    breakout.check({MINIMAL!r}, only={ONLY!r})\n\n"
         f"def test_unsandboxed(breakout):\n    breakout.check({UNSANDBOXED!r}, only={ONLY!r})\n")
-    p, cases = plugin_pytest(tmp_path, "--breakout-bin", breakout_bin, python=venv, cwd=proj)
+    p, cases = plugin_pytest(tmp_path, f"--breakout-bin={breakout_bin}", python=venv, cwd=proj)
     assert cases["test_minimal"][0] == "passed", cases["test_minimal"][1][-3000:]
     kind, text = cases["test_unsandboxed"]
     assert kind == "failure" and "failing execution(s)" in text and "escape: " in text and "reproduce: " in text
@@ -319,10 +321,10 @@ def test_the_fixture_checks_a_booter_from_a_test(venv, tmp_path, breakout_bin, r
 
 @pytest.mark.parametrize("case", ["breakout-exit-2", "binary-crashes", "no-such-module"])
 def test_a_failed_breakout_run_fails_the_session(venv, tmp_path, breakout_bin, case):
-    args = {"breakout-exit-2": ["--breakout-bin", breakout_bin, "--breakout-booter", MINIMAL,
-                                "--breakout-suite", "no-such-suite"],
-            "binary-crashes": ["--breakout-bin", "/bin/false", "--breakout-booter", MINIMAL],
-            "no-such-module": ["--breakout-bin", breakout_bin, "--breakout-booter", "no_such_module_xyz:B"]}[case]
+    args = {"breakout-exit-2": [f"--breakout-bin={breakout_bin}", f"--breakout-booter={MINIMAL}",
+                                "--breakout-suite=no-such-suite"],
+            "binary-crashes": ["--breakout-bin=/bin/false", f"--breakout-booter={MINIMAL}"],
+            "no-such-module": [f"--breakout-bin={breakout_bin}", "--breakout-booter=no_such_module_xyz:B"]}[case]
     p, cases = plugin_pytest(tmp_path, *args, python=venv)
     assert p.returncode not in (0, 5), p.stdout[-2000:]
     if case == "no-such-module":  # found before breakout starts: a usage error naming the module
