@@ -24,15 +24,15 @@ EXAMPLES = DRIVERS / "examples"
 MINIMAL = f"{EXAMPLES / 'minimal_bwrap.py'}:MiniBwrap"
 UNSANDBOXED = f"{FIXTURES / 'booters' / 'unsandboxed.py'}:Unsandboxed"
 ADAPTER = f"{EXAMPLES / 'astrbot_native_adapter.py'}:Adapted"
-ONLY = "fs.write.create*"  # one attempt under the default suite's policies: a handful of executions
+ONLY = "fs.write.create*"  # one attempt: a handful of executions
 PIP_ENV = {**os.environ, "PIP_NO_CACHE_DIR": "1", "PIP_CONFIG_FILE": os.devnull,
            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"}
 FAILING = {"escape", "overblock", "broken", "error"}
 
 
-def sh(cmd, **kw):
+def sh(cmd, ok_status=(0,), **kw):
     p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, errors="replace", timeout=600, **kw)
-    assert p.returncode == 0, f"{cmd}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
+    assert p.returncode in ok_status, f"{cmd}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
     return p
 
 
@@ -251,29 +251,49 @@ def test_wrapper_refuses_a_bad_spec_with_a_message(spec, message):
 
 # ---- end to end: the installed plugin runs breakout against booters ------------------------------------
 
+@pytest.fixture(scope="module")
+def scenarios(tmp_path_factory):
+    """breakout's attempts with a suite `kit`: fs_write.toml under workspace-write without deny_read.
+    Every shipped policy denies reads of ~/.ssh and the like, which the minimal example cannot
+    express (a masking booter is longer than 50 lines): under them all its executions skip."""
+    root = tmp_path_factory.mktemp("scenarios")
+    for d in ("attempts", "fixtures", "regressions"):
+        (root / d).symlink_to(REPO / "scenarios" / d)
+    (root / "policies").mkdir()
+    policy = (REPO / "scenarios" / "policies" / "workspace-write.toml").read_text()
+    assert "\ndeny_read = [" in policy
+    (root / "policies" / "workspace-write.toml").write_text(
+        "\n".join("deny_read = []" if line.startswith("deny_read =") else line for line in policy.splitlines()))
+    (root / "suites").mkdir()
+    (root / "suites" / "kit.toml").write_text('name = "kit"\ndescription = "writes, no read denial"\n'
+                                              'policies = ["workspace-write"]\ninclude = ["../attempts/fs_write.toml"]\n')
+    return root
+
+
 @pytest.fixture
 def root_bwrap():
     if os.geteuid() != 0 or shutil.which("bwrap") is None:
         pytest.skip("needs root and bubblewrap (breakout's attempt trees, the example booter's sandbox)")
 
 
-def run_plugin(venv, tmp_path, breakout_bin, booter, *args, env=None):
+def run_plugin(venv, tmp_path, breakout_bin, scenarios, booter, *args, env=None, only=ONLY):
     out = tmp_path / "out"
     p, cases = plugin_pytest(tmp_path, f"--breakout-bin={breakout_bin}", f"--breakout-booter={booter}",
-                             f"--breakout-only={ONLY}", f"--breakout-out={out}", *args, python=venv, env=env)
+                             f"--breakout-scenarios={scenarios}", "--breakout-suite=kit", f"--breakout-only={only}",
+                             f"--breakout-out={out}", *args, python=venv, env=env)
     results = json.loads((out / "results.json").read_text())
     return p, cases, results
 
 
-def test_minimal_booter_one_item_per_execution(venv, tmp_path, breakout_bin, root_bwrap):
-    p, cases, results = run_plugin(venv, tmp_path, breakout_bin, MINIMAL)
+def test_minimal_booter_one_item_per_execution(venv, tmp_path, breakout_bin, scenarios, root_bwrap):
+    p, cases, results = run_plugin(venv, tmp_path, breakout_bin, scenarios, MINIMAL)
     assert results["attempts"], "breakout ran nothing"
     assert_one_item_per_execution(cases, results["attempts"])
     assert p.returncode == 0 and not [n for n, (k, _) in cases.items() if k == "failure"], p.stdout[-4000:]
     assert results["run"]["spawner"]["name"] == "driver:mini-bwrap"
 
 
-def test_astrbot_adapter_one_item_per_execution(venv, tmp_path, breakout_bin, root_bwrap):
+def test_astrbot_adapter_one_item_per_execution(venv, tmp_path, breakout_bin, scenarios, root_bwrap):
     from test_driver_kit import FAKE_NATIVE  # a Linux stand-in for AstrBot's NativeBooter
     pkg = tmp_path / "site" / "astrbot" / "core" / "computer" / "booters"
     pkg.mkdir(parents=True)
@@ -281,7 +301,7 @@ def test_astrbot_adapter_one_item_per_execution(venv, tmp_path, breakout_bin, ro
         (d / "__init__.py").write_text("")
     (pkg / "native.py").write_text(FAKE_NATIVE)
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
-    p, cases, results = run_plugin(venv, tmp_path, breakout_bin, ADAPTER, env=env)
+    p, cases, results = run_plugin(venv, tmp_path, breakout_bin, scenarios, ADAPTER, env=env)
     assert results["run"]["spawner"]["name"] == "driver:astrbot-native"
     assert_one_item_per_execution(cases, results["attempts"])
     verdicts = {a["verdict"] for a in results["attempts"]}
@@ -289,12 +309,16 @@ def test_astrbot_adapter_one_item_per_execution(venv, tmp_path, breakout_bin, ro
     assert p.returncode == 1
 
 
-def test_an_unsandboxed_booter_turns_exactly_the_none_spawners_escapes_red(venv, tmp_path, breakout_bin,
-                                                                             run_breakout, root_bwrap):
-    oracle = run_breakout("--spawner", "none", "--only", ONLY)
-    escapes = {a["id"] for a in oracle.by_verdict("escape")}
-    assert escapes, "the none spawner shows no escape for this glob: pick another"
-    p, cases, results = run_plugin(venv, tmp_path, breakout_bin, UNSANDBOXED)
+def test_an_unsandboxed_booter_turns_exactly_the_none_spawners_escapes_red(venv, tmp_path, breakout_bin, scenarios,
+                                                                             root_bwrap):
+    """The whole `kit` suite (every fs.write attempt): the oracle is the `none` spawner's run of it."""
+    sh([breakout_bin, "--scenarios", scenarios, "run", "--spawner", "none", "--suite", "kit", "--no-history",
+        "--out", tmp_path / "none"], ok_status=(3,))
+    oracle = json.loads((tmp_path / "none" / "results.json").read_text())["attempts"]
+    escapes = {a["id"] for a in oracle if a["verdict"] == "escape"}
+    assert escapes, "the none spawner shows no escape in this suite: pick another"
+    p, cases, results = run_plugin(venv, tmp_path, breakout_bin, scenarios, UNSANDBOXED, only="*")
+    assert {a["id"] for a in results["attempts"]} == {a["id"] for a in oracle}
     assert_one_item_per_execution(cases, results["attempts"])
     red = {n for n, (k, _) in cases.items() if k == "failure"}
     assert red == escapes, f"red but no escape under none: {sorted(red - escapes)}; missed: {sorted(escapes - red)}"
@@ -307,13 +331,14 @@ def test_an_unsandboxed_booter_turns_exactly_the_none_spawners_escapes_red(venv,
     assert again.returncode == 3, again.stdout[-2000:] + again.stderr[-2000:]
 
 
-def test_the_fixture_checks_a_booter_from_a_test(venv, tmp_path, breakout_bin, root_bwrap):
+def test_the_fixture_checks_a_booter_from_a_test(venv, tmp_path, breakout_bin, scenarios, root_bwrap):
     proj = tmp_path / "proj"
     proj.mkdir()
     (proj / "test_sandbox.py").write_text(
         f"def test_minimal(breakout):\n    breakout.check({MINIMAL!r}, only={ONLY!r})\n\n"
         f"def test_unsandboxed(breakout):\n    breakout.check({UNSANDBOXED!r}, only={ONLY!r})\n")
-    p, cases = plugin_pytest(tmp_path, f"--breakout-bin={breakout_bin}", python=venv, cwd=proj)
+    p, cases = plugin_pytest(tmp_path, f"--breakout-bin={breakout_bin}", f"--breakout-scenarios={scenarios}",
+                             "--breakout-suite=kit", python=venv, cwd=proj)  # the fixture takes these too
     assert cases["test_minimal"][0] == "passed", cases["test_minimal"][1][-3000:]
     kind, text = cases["test_unsandboxed"]
     assert kind == "failure" and "failing execution(s)" in text and "escape: " in text and "reproduce: " in text

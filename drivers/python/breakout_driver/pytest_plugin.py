@@ -46,6 +46,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="turn an existing results.json into test items instead of running breakout")
     _add(g, "--breakout-bin", metavar="PATH", default=None, help="the breakout binary (default: breakout on PATH)")
     g.addoption("--breakout-suite", metavar="NAME|PATH", help="suite to run (default: breakout's default)")
+    g.addoption("--breakout-scenarios", metavar="DIR",
+                help="breakout's --scenarios: a directory with suites/, policies/ and attempts of your own")
     g.addoption("--breakout-only", metavar="GLOB", help="only the executions matching GLOB, with their controls")
     g.addoption("--breakout-jobs", metavar="N", type=int, help="attempts breakout runs in parallel")
     g.addoption("--breakout-driver-args", metavar="ARGS", default="",
@@ -98,9 +100,14 @@ def _site_dirs() -> set[str]:
 
 
 def driver_command(spec: str, invocation_dir: Path, driver_args: Sequence[str] = ()) -> list[str]:
-    """`python -m breakout_driver SPEC`, with --path for a module the driver's sys.path would miss."""
+    """`python -m breakout_driver SPEC`, with --path for what the driver's sys.path would miss: breakout
+    starts the driver in a synthetic caller environment (docs/drivers.md), so our PYTHONPATH is not
+    passed on; its entries become --path, and so does the directory of a module pytest found elsewhere."""
     where, attr = split_spec(spec)
     paths: list[str] = []
+    for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if entry:
+            paths += ["--path", str((invocation_dir / entry).resolve())]
     if is_file_spec(where):
         file = (invocation_dir / where).resolve()
         if not file.is_file():
@@ -116,8 +123,8 @@ def driver_command(spec: str, invocation_dir: Path, driver_args: Sequence[str] =
         where_file = found.origin if found.has_location and found.origin else None
         locations = list(found.submodule_search_locations or [])
         base = os.path.dirname(locations[0]) if locations else os.path.dirname(where_file or "")
-        if base and os.path.realpath(base) not in _site_dirs():
-            paths = ["--path", base]
+        if base and os.path.realpath(base) not in _site_dirs() and str(Path(base).resolve()) not in paths:
+            paths += ["--path", base]
     return [sys.executable, "-m", "breakout_driver", *paths, spec, *driver_args]
 
 
@@ -129,13 +136,15 @@ def _tail(f: Any) -> str:
 
 
 def run_breakout(binary: str | None, booter: Any, out: Path, invocation_dir: Path, *, suite: str | None = None,
-                 only: str | None = None, jobs: int | None = None, driver_args: Sequence[str] = (),
+                 scenarios: str | None = None, only: str | None = None, jobs: int | None = None,
+                 driver_args: Sequence[str] = (),
                  timeout: float = 3600.0, allow_all_skip: bool = False) -> Run:
     exe = shutil.which(binary or "breakout")
     if exe is None:
         raise Usage(f"breakout binary not found: {binary or 'breakout'} (--breakout-bin PATH)")
     driver = shlex.join(driver_command(spec_of(booter), invocation_dir, driver_args))
-    cmd = [exe, "run", "--driver", driver, "--out", str(out), "--no-history"]
+    prefix = [exe, *(["--scenarios", str((invocation_dir / scenarios).resolve())] if scenarios else [])]
+    cmd = [*prefix, "run", "--driver", driver, "--out", str(out), "--no-history"]
     cmd += ["--suite", suite] if suite else []
     cmd += ["--only", only] if only else []
     cmd += ["--jobs", str(jobs)] if jobs else []
@@ -167,7 +176,7 @@ def run_breakout(binary: str | None, booter: Any, out: Path, invocation_dir: Pat
     if status not in (0, 1, 3, 5):
         run.problems.append(f"{shown}\n$ {shlex.join(cmd)}\n  {tail}")
     run.problems += res.run_problems(results, status if status in (0, 1, 3, 5) else None, allow_all_skip)
-    run.outcomes = res.outcomes(results, exe)
+    run.outcomes = res.outcomes(results, prefix)
     return run
 
 
@@ -254,6 +263,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         try:
             run = run_breakout(config.getoption("--breakout-bin"), booter, _out_dir(config, "breakout"),
                                config.invocation_params.dir, suite=config.getoption("--breakout-suite"),
+                               scenarios=config.getoption("--breakout-scenarios"),
                                only=config.getoption("--breakout-only"), jobs=config.getoption("--breakout-jobs"),
                                driver_args=shlex.split(config.getoption("--breakout-driver-args")),
                                timeout=config.getoption("--breakout-timeout"), allow_all_skip=allow)
@@ -290,14 +300,20 @@ class Breakout:
     def __init__(self, config: pytest.Config, tmp_dir: Path) -> None:
         self.config, self.tmp_dir = config, tmp_dir
 
-    def run(self, booter: Any, *, suite: str | None = None, only: str | None = None, jobs: int | None = None,
-            driver_args: Sequence[str] = (), timeout: float | None = None, allow_all_skip: bool = False) -> Run:
+    def run(self, booter: Any, *, suite: str | None = None, scenarios: str | None = None, only: str | None = None,
+            jobs: int | None = None, driver_args: Sequence[str] = (), timeout: float | None = None,
+            allow_all_skip: bool = False) -> Run:
+        """Options left out take the command line's (--breakout-suite, --breakout-scenarios, ...)."""
+        opt = self.config.getoption
         out = Path(tempfile.mkdtemp(prefix="run-", dir=self.tmp_dir))
         try:
             return run_breakout(self.config.getoption("--breakout-bin"), booter, out,
-                                self.config.invocation_params.dir, suite=suite, only=only, jobs=jobs,
-                                driver_args=driver_args, allow_all_skip=allow_all_skip,
-                                timeout=timeout or self.config.getoption("--breakout-timeout"))
+                                self.config.invocation_params.dir, suite=suite or opt("--breakout-suite"),
+                                scenarios=scenarios or opt("--breakout-scenarios"),
+                                only=only or opt("--breakout-only"), jobs=jobs or opt("--breakout-jobs"),
+                                driver_args=driver_args or shlex.split(opt("--breakout-driver-args")),
+                                allow_all_skip=allow_all_skip or opt("--breakout-allow-all-skip"),
+                                timeout=timeout or opt("--breakout-timeout"))
         except Usage as e:
             pytest.fail(str(e), pytrace=False)
 

@@ -7,7 +7,7 @@ import json
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 SCHEMA = "breakout.results/1"
 MAX_RESULTS_BYTES = 64 * 1024 * 1024
@@ -102,16 +102,17 @@ def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def reproduce_command(results: Results, execution_id: str, binary: str = "breakout") -> str:
-    """The command that runs this execution again (as harness/report/html_report.cc builds it)."""
+def reproduce_command(results: Results, execution_id: str, prefix: Sequence[str] = ("breakout",)) -> str:
+    """The command that runs this execution again (as harness/report/html_report.cc builds it);
+    `prefix` is the binary and its global options (`--scenarios DIR`)."""
     spawner = printable(results.spawner_arg, 4000)
     how = (f"--driver {shlex.quote(spawner[len('--driver '):])}" if spawner.startswith("--driver ")
            else f"--spawner {shlex.quote(spawner)}")
-    return (f"{shlex.quote(binary)} run {how} --suite {shlex.quote(printable(results.suite_arg, 1000))}"
+    return (f"{shlex.join(prefix)} run {how} --suite {shlex.quote(printable(results.suite_arg, 1000))}"
             + (" --real-host" if results.real_host else "") + f" --only {shlex.quote(execution_id)}")
 
 
-def outcomes(results: Results, binary: str = "breakout") -> list[Outcome]:
+def outcomes(results: Results, prefix: Sequence[str] = ("breakout",)) -> list[Outcome]:
     """One Outcome per execution, in file order. Ids are printable, bounded and unique (a repeated
     id gets a `#N` suffix; run_problems reports the repetition)."""
     seen: dict[str, int] = {}
@@ -120,11 +121,11 @@ def outcomes(results: Results, binary: str = "breakout") -> list[Outcome]:
         raw_id = printable(a.get("id") or "(no id)", MAX_ID_CHARS)
         seen[raw_id] = seen.get(raw_id, 0) + 1
         ident = raw_id if seen[raw_id] == 1 else f"{raw_id}#{seen[raw_id]}"
-        out.append(_outcome(results, a, ident, raw_id, binary))
+        out.append(_outcome(results, a, ident, raw_id, prefix))
     return out
 
 
-def _outcome(results: Results, a: Mapping[str, Any], ident: str, raw_id: str, binary: str) -> Outcome:
+def _outcome(results: Results, a: Mapping[str, Any], ident: str, raw_id: str, prefix: Sequence[str]) -> Outcome:
     verdict, reason = _str(a.get("verdict")), printable(a.get("reason", ""))
     if verdict == "pass":
         return Outcome(ident, verdict, "passed", reason)
@@ -137,7 +138,7 @@ def _outcome(results: Results, a: Mapping[str, Any], ident: str, raw_id: str, bi
     if isinstance(a.get("expected_why"), str):
         lines.append(f"expected because: {printable(a['expected_why'], 300)}")
     lines.append(f"evidence: {printable(a.get('evidence', {}), MAX_EVIDENCE_CHARS)}")
-    lines.append(f"reproduce: {reproduce_command(results, raw_id, binary)}")
+    lines.append(f"reproduce: {reproduce_command(results, raw_id, prefix)}")
     return Outcome(ident, verdict, "failed", "\n".join(lines))
 
 
