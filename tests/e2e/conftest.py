@@ -10,9 +10,15 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
+DEFAULT_BIN = REPO / "build" / "bin" / "breakout"
+
+
 def pytest_addoption(parser):
-    parser.addoption("--breakout-bin", default=str(REPO / "build" / "bin" / "breakout"),
-                     help="path to the breakout binary under test")
+    try:  # the group of the breakout_driver pytest plugin: defined twice in one group is a ValueError, not a clash
+        parser.getgroup("breakout").addoption("--breakout-bin", default=None,
+                                              help=f"path to the breakout binary under test ({DEFAULT_BIN})")
+    except ValueError:  # the plugin is installed here and defines it (default None there too)
+        pass
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -29,7 +35,7 @@ def private_state_home(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def breakout_bin(request):
-    path = Path(request.config.getoption("--breakout-bin"))
+    path = Path(request.config.getoption("--breakout-bin") or DEFAULT_BIN)
     if not path.exists():
         pytest.fail(f"breakout binary not built: {path}")
     return path

@@ -22,6 +22,16 @@ except ImportError as e:  # not AstrBot's interpreter, or not Windows/pywin32: s
 class Adapted:
     """One NativeBooter per session. It takes no policy: it picks its own work directory."""
 
+    serve_options = dict(
+        name="astrbot-native", version="pr-9895", platform="windows",
+        # "none" is what the booter claims (proxy poisoning only): declared so the harness tests it.
+        capabilities={"network": ["none"], "deny_read": False, "concurrent_exec": 4, "fs": False},
+        pinned_env={"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
+                    "GIT_SSH_COMMAND": "exit 1"},
+        command_style=subprocess.list2cmdline,  # it runs `cmd /d /s /c <command>`: Windows quoting
+        env_style="overrides",                  # its env= means "extra variables" on its own env
+    )
+
     def __init__(self, session):
         self.inner = NativeBooter()
 
@@ -38,13 +48,5 @@ class Adapted:
         await self.inner.shutdown()
 
 
-if __name__ == "__main__":
-    sys.exit(serve(
-        Adapted, name="astrbot-native", version="pr-9895", platform="windows",
-        # "none" is what the booter claims (proxy poisoning only): declared so the harness tests it.
-        capabilities={"network": ["none"], "deny_read": False, "concurrent_exec": 4, "fs": False},
-        pinned_env={"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
-                    "GIT_SSH_COMMAND": "exit 1"},
-        command_style=subprocess.list2cmdline,  # it runs `cmd /d /s /c <command>`: Windows quoting
-        env_style="overrides",                  # its env= means "extra variables" on its own env
-    ))
+if __name__ == "__main__":  # or: python -m breakout_driver examples/astrbot_native_adapter.py:Adapted
+    sys.exit(serve(Adapted, **Adapted.serve_options))

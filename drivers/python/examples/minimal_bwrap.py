@@ -3,18 +3,18 @@
 import os, subprocess, sys, threading  # noqa: E401  (one line: the example is counted)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # the kit
-from breakout_driver import serve  # noqa: E402
-from breakout_driver.proc import drain  # noqa: E402
+from breakout_driver import drain, serve  # noqa: E402
 
 
-class MiniBwrap:
+class MiniBwrap:  # run this file, or: python -m breakout_driver examples/minimal_bwrap.py:MiniBwrap
+    serve_options = dict(name="mini-bwrap", version="0.1", pinned_env={"HTTP_PROXY": "http://127.0.0.1:9"},
+                         capabilities={"network": ["none", "full"], "concurrent_exec": 4})  # what hello says
     def __init__(self, session):  # one booter per session; session.policy is the boot policy
         self.policy, self.procs, self.lock, self.closed = session.policy, set(), threading.Lock(), False
 
     def boot(self, session_id):  # validate before changing anything: a failed boot leaves no trace
-        for d in [self.policy.workspace, *self.policy.writable_roots]:
-            if not d or not os.path.isdir(d):
-                raise ValueError(f"{d}: not an existing directory")
+        if bad := [d for d in [self.policy.workspace, *self.policy.writable_roots] if not d or not os.path.isdir(d)]:
+            raise ValueError(f"{bad[0]}: not an existing directory")
         return self.policy.workspace
 
     def exec(self, argv, cwd=None, env=None, timeout=None):  # env: the complete child env (kit rules)
@@ -45,5 +45,5 @@ class MiniBwrap:
             proc.wait()
 
 
-sys.exit(serve(MiniBwrap, name="mini-bwrap", version="0.1", pinned_env={"HTTP_PROXY": "http://127.0.0.1:9"},
-               capabilities={"network": ["none", "full"], "concurrent_exec": 4}))
+if __name__ == "__main__":
+    sys.exit(serve(MiniBwrap, **MiniBwrap.serve_options))
