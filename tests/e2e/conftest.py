@@ -35,7 +35,7 @@ def private_state_home(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def breakout_bin(request):
-    path = Path(request.config.getoption("--breakout-bin") or DEFAULT_BIN)
+    path = Path(request.config.getoption("--breakout-bin") or DEFAULT_BIN).absolute()  # tests run it from other cwds
     if not path.exists():
         pytest.fail(f"breakout binary not built: {path}")
     return path
