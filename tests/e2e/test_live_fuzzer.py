@@ -11,7 +11,7 @@ from conftest import FIXTURES, REPO, require_root_tool
 LIVE = Path(os.environ.get("BREAKOUT_LIVE_FUZZER", REPO / "build" / "bin" / "live_fuzzer"))
 DRIVERS = FIXTURES / "drivers"
 REFERENCE = f"/usr/bin/python3 {REPO / 'drivers' / 'python' / 'reference_driver.py'}"
-# Seconds of fuzzing for the "finds nothing" runs; docs/fuzzing.md has the 2-minute figures.
+# Seconds of fuzzing for the "finds nothing" runs; longer runs: docs/fuzzing.md.
 CLEAN_SECONDS = int(os.environ.get("BREAKOUT_LIVE_CLEAN_SECONDS", "20"))
 
 
