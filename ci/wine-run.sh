@@ -37,8 +37,8 @@ need_forms="forward-slashes repeated-separators dot-segments trailing-dots-space
 need_escape="win.job.wmi win.job.shellexecute"
 need_unavailable="win.job.schtasks"
 
-# Issue 22 item 3's attempts Wine can run (docs/windows.md, "Process access, secrets, shared locations,
-# launch paths"): each must have run 2 deny executions (escape) and 2 allow executions (pass): one deny
+# The launch-path, secret and shared-location attempts Wine can run (docs/windows.md, "Process
+# access, secrets, shared locations, launch paths"): each must have run 2 deny executions (escape) and 2 allow executions (pass): one deny
 # target under each policy, or tcp4 and tcp6 denied under workspace-write and allowed under network-full;
 # no way out through a skip. HKLM: Wine lets the harness create HKLM\Software keys.
 need_ran4="win.proc.vm-read win.proc.create-thread win.proc.dup-handle win.proc.open-thread

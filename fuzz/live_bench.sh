@@ -4,10 +4,10 @@
 #   fuzz/live_bench.sh [BUILD_DIR] [SECONDS] [CORE]   (defaults: build, 60, 1)
 # First `breakout bench --spawner bwrap` (spawn/bwrap p50 -> spawns/s), then the live
 # fuzzer from the seed corpus for SECONDS against bwrap (libFuzzer's average exec/s),
-# both under `taskset -c CORE`. Prints both figures and their ratio (issue 4 asks >= 50 %).
+# both under `taskset -c CORE`. Prints both figures and their ratio.
 # The probe seeds (spawning cases) are replayed 3 times (about a second each): each run and
 # the median are printed, with the load average before and after (a shared machine).
-# Needs root and bwrap, like `breakout run`. Figures: docs/fuzzing.md.
+# Needs root and bwrap, like `breakout run`. Figures: docs/figures.md.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${1:-$root/build}" && pwd)"

@@ -6,7 +6,7 @@
 # (kept under $BREAKOUT_FUZZ_ARTIFACTS, default a temp dir). Ends with one table
 # row per target: executions and exec/s from libFuzzer's -print_final_stats, and
 # (with /usr/bin/time) executions per second of the fuzzer's own CPU time, the
-# figure that stays comparable on a loaded machine (docs/fuzzing.md).
+# figure that stays comparable on a loaded machine (docs/figures.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${1:-$root/build-fuzz}" && pwd)"

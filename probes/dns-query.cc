@@ -1,4 +1,4 @@
-// breakout-probe-dns-query: resolve "<nonce>.breakout.test" with a raw DNS query (class dns-query; catalog §3).
+// breakout-probe-dns-query: resolve "<nonce>.breakout.test" with a raw DNS query (class dns-query; RFC 1035).
 //
 // A name resolved is data leaving the sandbox (DNS tunnelling), even when no
 // connection is ever made. The query (RFC 1035 §4.1: header, one question, type

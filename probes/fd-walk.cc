@@ -1,5 +1,5 @@
-// breakout-probe-fd-walk: tries every fd it inherited beyond 0-2 (catalog §5, leaked descriptors;
-// issue 21 item 10), whoever leaked it: the caller, the spawner or a driver.
+// breakout-probe-fd-walk: tries every fd it inherited beyond 0-2 (leaked descriptors;
+// CVE-2024-21626), whoever leaked it: the caller, the spawner or a driver.
 //
 //   breakout-probe-fd-walk --name NAME [--nonce NONCE]
 //

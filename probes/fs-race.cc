@@ -1,7 +1,7 @@
 // breakout-probe-fs-race: writes that a sandbox checking paths (not the kernel's walk at open)
 // would let through, because the path changes between its check and the write (class fs-race;
-// issue 21 item 7; catalog §1, rename/exchange races; Codex's Windows smoke tests, symlink flip
-// race). Bounded in count and time.
+// renameat2(2) RENAME_EXCHANGE; CWE-367; Codex's Windows smoke tests, symlink flip race).
+// Bounded in count and time.
 //
 //   --op flip --path P --link L    L (in the workspace) is a symlink flipped, by a second thread,
 //                                  between P and a decoy next to L (L.decoy), each flip one

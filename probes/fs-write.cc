@@ -19,7 +19,7 @@
 //   chmod       chmod(P, 0777)
 //   mkfifo      mkfifo(P, 0644)
 //   mknod       mknod(P, S_IFSOCK|0644): a socket inode, the type an unprivileged mknod may make
-//               besides files and FIFOs (mknod(2)); sandbox-runtime tests both (catalog §10)
+//               besides files and FIFOs (mknod(2)); sandbox-runtime tests both
 //   reopen      open(P, O_RDONLY), then open("/proc/self/fd/N", O_WRONLY|O_APPEND) and write:
 //               a read-only fd re-opened writable through its magic link (Landlock selftests,
 //               proc_unlinked_file); the second open is the step a sandbox must refuse
@@ -39,7 +39,7 @@
 // P cannot block the probe (ENXIO instead).
 // --via plants a second name first and runs OP on it: symlink(P, L) or link(P, L), then
 // OP at L (create, append, truncate, chmod only). How a sandbox that protects P by its
-// path, not its inode, is walked around from a writable directory (catalog §10).
+// path, not its inode, is walked around from a writable directory.
 // --via win-interop (create, append; in WSL): the write is done by cmd.exe, a Windows program
 // the kernel starts through WSL's binfmt interop, outside this process's namespaces, seccomp
 // filter and Landlock ruleset (probes/win_interop.h); no interop here is

@@ -1,4 +1,4 @@
-// breakout-probe-io-uring: create a file or deliver a nonce through io_uring (io-uring-write/-connect; catalog §8).
+// breakout-probe-io-uring: create a file or deliver a nonce through io_uring (io-uring-write/-connect; io_uring_enter(2)).
 //
 // IORING_OP_OPENAT (io_uring_enter(2)) opens in the kernel's io worker, not
 // through the openat(2) syscall: a seccomp filter that denies openat/creat sees

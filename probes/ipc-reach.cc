@@ -1,4 +1,4 @@
-// breakout-probe-ipc-reach: reach an IPC object or a shared-dir file (class ipc-reach, catalog §8).
+// breakout-probe-ipc-reach: reach an IPC object or a shared-dir file (class ipc-reach; sysvipc(7), shm_overview(7)).
 //
 //   --target sysv-shm:<key>     shmget(2)+shmat(2): read the segment, write the nonce marker at 2048
 //   --target sysv-msg:<key>     msgget(2): msgrcv(2) the harness's message, msgsnd(2) the marker

@@ -1,4 +1,4 @@
-// breakout-probe-keyctl: read a key from a keyring (class key-read; catalog §8, keyrings(7)).
+// breakout-probe-keyctl: read a key from a keyring (class key-read; keyrings(7)).
 //
 //   --target key:<description>  keyctl(KEYCTL_SEARCH) for a "user" key with that description
 //                               in the user, session and process keyrings, then KEYCTL_READ

@@ -1,4 +1,4 @@
-// breakout-probe-net-family: socket families besides TCP/UDP/unix (class net-family; issue 21 item 8).
+// breakout-probe-net-family: socket families besides TCP/UDP/unix (class net-family).
 //
 //   --target icmp:ADDR       an ICMP echo request to IPv4 ADDR whose payload is "BREAKOUT-NONCE <nonce>":
 //                            a ping socket (SOCK_DGRAM, IPPROTO_ICMP) first, a raw socket when that

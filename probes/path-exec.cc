@@ -1,5 +1,5 @@
 // breakout-probe-path-exec: runs one program by name, found on its PATH, the way an agent's
-// command runs `git` (class path-hijack, catalog §10).
+// command runs `git` (class path-hijack; Codex's Windows smoke tests: a PATH stub).
 //
 //   breakout-probe-path-exec --name NAME [--arg A]
 //

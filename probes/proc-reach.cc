@@ -1,4 +1,4 @@
-// breakout-probe-proc-reach: reach another process (class process-reach, catalog §8).
+// breakout-probe-proc-reach: reach another process (class process-reach; ptrace(2), proc(5)).
 //
 //   --op ptrace        PTRACE_SEIZE (ptrace(2)), hold 200 ms so the victim sees its
 //                      TracerPid, PTRACE_INTERRUPT, PTRACE_PEEKDATA over its writable

@@ -1,4 +1,4 @@
-// breakout-probe-tiocsti: inject input into a terminal with TIOCSTI (class tty-inject; catalog §8).
+// breakout-probe-tiocsti: inject input into a terminal with TIOCSTI (class tty-inject; CVE-2017-5226).
 //
 // ioctl_tty(2) TIOCSTI pushes one byte into a terminal's input queue: whatever
 // reads that terminal next (the caller's shell once the sandbox has exited) runs

@@ -2,7 +2,7 @@
 //
 //   write_via_win_interop(r, "append", "/tmp/breakout-.../sibling/existing.txt");   // fills r
 //
-// Issue 22 item 3: in WSL, exec of a Windows PE file is handed by binfmt_misc (the WSLInterop
+// In WSL, exec of a Windows PE file is handed by binfmt_misc (the WSLInterop
 // entry WSL's init registers) to WSL's interop server, which asks Windows to start the program
 // as the Windows user: outside every Linux namespace, seccomp filter and Landlock ruleset of the
 // process that ran it (Microsoft Learn, "Working across Windows and Linux file systems",

@@ -221,7 +221,7 @@ class BwrapBooter:
                 pass
             wait_gone(run.child_pid, run.child_start, KILL_WAIT_S)
 
-    # ---- bookkeeping of running execs (one set per session: seed 002 comment 3) ------------------
+    # ---- bookkeeping of running execs (one set per session: AstrBot PR #9895 review, comment 3) ------------------
 
     def track(self, run: Running) -> None:
         self._running.add(run)

@@ -3,7 +3,7 @@
 //
 // A control is run to prove the probe works, but it runs in the same sandbox as the denies: a
 // driver that leaks the workspace parent's directory fd lets ipc.fd-leak's workspace control
-// create files at the tree root (issue 19, item 2). So after every execution the host is read
+// create files at the tree root. So after every execution the host is read
 // once more: a change outside the writable roots, or the attempt's nonce at a listener the
 // policy denies, is an escape reported against that execution, whatever its role.
 #pragma once

@@ -3,7 +3,7 @@
 // Protocol v1 lets a driver change the host at boot (ACL grants, xattrs) if shutdown undoes it
 // (docs/drivers.md). So the probe is judged on the change from after boot to after its exec,
 // never on what boot did: a snapshot taken before boot would charge the driver's grant on the
-// workspace's parent to every write attempt (issue 19, item 1). What boot changed is this record:
+// workspace's parent to every write attempt. What boot changed is this record:
 // shown in each execution's evidence ("setup"), judged by the session-setup check (a change
 // that widens what others may do outside the writable roots is an escape of its own), and,
 // like every host change, it must be gone after shutdown (session-hygiene).

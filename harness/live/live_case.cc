@@ -144,7 +144,7 @@ bool is_proxy(LiveOp op) {
 }
 
 const std::vector<std::vector<std::string>>& live_env_sets() {
-  // Variables a careless caller sets per exec, aimed at the sibling (catalog §6): none of
+  // Variables a careless caller sets per exec, aimed at the sibling (HOME, PWD, TMPDIR): none of
   // them may widen what the sandbox lets a probe touch.
   static const std::vector<std::vector<std::string>> sets = {
       {}, {"HOME={sibling}"}, {"PWD={sibling}", "OLDPWD={sibling}"}, {"TMPDIR={sibling}"}};
@@ -252,7 +252,9 @@ Attempt live_attempt(const LiveCase& c) {
   a.id = "live." + kind + "." + detail;
   a.title = "Live fuzz: " + kind + " (" + detail + ")";
   a.description = describe_live_case(c);
-  a.reference = "issue 4 (live escape fuzzing), issue 21 (cwd, PATH, proxy spellings); catalog §1, §2, §6, §10";
+  a.reference =
+      "docs/fuzzing.md (live escape fuzzing); path_resolution(7); CWE-22 (path traversal); CWE-59 (link "
+      "following); CVE-2025-59532 (a requested cwd became writable); curl(1) ENVIRONMENT (proxy variables)";
   a.platforms = {"linux"};
   a.env = live_env_sets()[c.env % live_env_sets().size()];
   a.targets = {c.target};

@@ -129,7 +129,7 @@ Expectation expect_connect(const std::string& endpoint, NetworkMode mode, const 
       if (reach == "loopback") return {Expected::kAllowed, m + " admits the host's loopback"};
       // The host's own LAN address is routed over lo (ip route show table local), but
       // it is the address every other machine on that LAN uses too, and services bound
-      // there are not loopback services (catalog §3).
+      // there are not loopback services.
       if (reach == "host-address")
         return {Expected::kDenied, m + " admits 127.0.0.0/8 and ::1 only, not the host's own non-loopback address"};
       return {Expected::kDenied, m + " admits nothing but the host's loopback"};
@@ -149,8 +149,8 @@ Expectation expect_env(const std::string& name, const EnvPolicy& env) {
 }
 
 // The spawner's pinned variables (policy env.pinned, the driver's hello, what a
-// baseline exec shows) must win over the caller, in any spelling (seed 002
-// comment 5: caller env merged after the proxy poisoning).
+// baseline exec shows) must win over the caller, in any spelling (AstrBot PR #9895
+// review, comment 5: caller env merged after the proxy poisoning).
 Expectation expect_override(const std::string& form, const EnvPolicy& env) {
   if (form == "control") {
     for (const auto& n : env.inherit)

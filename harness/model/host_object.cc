@@ -65,7 +65,7 @@ constexpr HostObjectInfo kObjects[] = {
     // workspace file the harness writes, read through the same calls.
     {"physical-drive", AttemptClass::kDeviceRead, true},
     {"own-device", AttemptClass::kDeviceRead, false},
-    // net-family (issue 21 item 8; oracle/posix/net_family_objects.h): a raw ICMP reader on the
+    // net-family (oracle/posix/net_family_objects.h): a raw ICMP reader on the
     // host's loopback and one in the external host's namespace (the echo request carrying the
     // nonce decides); a veth pair the harness makes in the host's namespace (an alias set through
     // NETLINK_ROUTE decides); a vsock listener bound to VMADDR_CID_LOCAL. Controls: the probe's
@@ -167,7 +167,7 @@ Expectation expect_host_object(AttemptClass klass, const Target& target, const P
     return {Expected::kDenied, "the clipboard of the user's window station, holding the harness's canary: no policy grants "
                                "the sandbox the host's clipboard (" + std::string(target.value == "clipboard-read" ? "reading" : "writing") + " it)"};
   // No policy field grants any of these: the sandbox's reach ends at its own
-  // processes, IPC namespace, keys and files (catalog §8).
+  // processes, IPC namespace, keys and files.
   return {Expected::kDenied, "a " + target.value + " the harness owns outside the sandbox: no policy grants host " +
                                  class_spec(klass).host_noun};
 }

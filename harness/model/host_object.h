@@ -1,6 +1,6 @@
 // Host objects (targets "ipc:<name>"): processes, IPC objects, keys and ptys the harness owns outside the sandbox.
 //
-// Each class of issue 8 (catalog §8) aims at a host object and at an "own-"
+// Each host-object class (process, IPC, key, tty) aims at a host object and at an "own-"
 // twin the probe creates inside the sandbox itself (the control). A host
 // object is denied under every policy: no policy field grants a sandbox
 // another process's memory, signals, IPC namespace, keyring or terminal.

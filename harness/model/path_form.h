@@ -1,4 +1,4 @@
-// Path forms: the spellings of one host path an attempt can aim with (catalog §1, "Linux path forms").
+// Path forms: the spellings of one host path an attempt can aim with (docs/path-forms.md).
 //
 // Names only; attempt/spell_path.h plants and spells them on an attempt tree.
 #pragma once

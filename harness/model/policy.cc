@@ -110,8 +110,7 @@ namespace {
 #ifndef _WIN32
 // fs::path::lexically_normal() ([fs.path.generic] normal form) computed over a POSIX string:
 // the result as one string, where lexically_normal builds a path element by element (an
-// allocation per element under ASan: resolve_policy_path dominated policy_model_fuzzer,
-// docs/fuzzing.md). tests/unit/policy_path_test.cc compares the two on every short path.
+// allocation per element under ASan: resolve_policy_path dominated policy_model_fuzzer). tests/unit/policy_path_test.cc compares the two on every short path.
 // Writes into `out` (its capacity reused; `s` must not point into it).
 void lexically_normal_posix(std::string_view s, std::string& out) {
   // Only separators: libstdc++ keeps them as they are ("//" stays "//"), and so does this.
@@ -239,7 +238,7 @@ namespace {
 // POSIX paths component by component over their strings: the same answer as comparing
 // fs::path elements (a root directory, then names; the empty names of "//" and of a
 // trailing '/' skipped), without an fs::path::compare per element, which dominated
-// classify() under ASan (docs/fuzzing.md). A template only so that it compiles where
+// classify() under ASan in the fuzz targets. A template only so that it compiles where
 // fs::path holds wide strings (Windows), where path_within keeps the element loop.
 //
 // Not instrumented for coverage in fuzz builds, and plain loops rather than find/memcmp

@@ -36,14 +36,15 @@ struct Policy {
   std::vector<std::string> writable_roots;  // besides the workspace, which is always writable
   std::vector<std::string> deny_read;
   // Protected paths: not writable even inside a writable root (deny wins), like the
-  // .git/hooks, .codex or .mcp.json that agent sandboxes protect (catalog §10).
+  // .git/hooks, .codex or .mcp.json that agent sandboxes protect (Codex
+  // WritableRoot read_only_subpaths; sandbox-runtime mandatory-deny-paths.test.ts).
   std::vector<std::string> deny_write;
   NetworkMode network = NetworkMode::kNone;
   EnvPolicy env;
   std::optional<std::chrono::milliseconds> timeout;  // nullopt: no timeout
 };
 
-// Default deny-read list (catalog §2): the usual secret stores under HOME.
+// Default deny-read list: the usual secret stores under HOME.
 const std::vector<std::string>& default_deny_read();
 
 // Parses a policy file; throws Error("[<code>] <file>: ...") on schema violations.

@@ -77,7 +77,7 @@ enum class AttemptClass {
   // Windows reads past the sandbox's token (oracle/win/registry_secret.h, raw_device.h):
   kRegistryRead,   // read a value of a harness-made HKCU/HKLM key     -> the key's canary in the output
   kDeviceRead,     // read the first sector of \\.\PhysicalDrive0      -> keyed digest of the harness's own read in the output
-  // Socket families besides TCP/UDP/unix (issue 21 item 8; oracle/posix/net_family_objects.h):
+  // Socket families besides TCP/UDP/unix (oracle/posix/net_family_objects.h):
   kNetFamily,      // ICMP echo, NETLINK_ROUTE, AF_VSOCK at harness objects -> the harness's reader, link or listener saw the nonce
   // A deny-read directory inside a writable root, its ancestor renamed (probes/fs-race.cc --op rename-read):
   kFsRaceRead,     // rename the ancestor, then (or while) read the file     -> canary token seen outside
@@ -108,7 +108,7 @@ struct Attempt {
   std::string id;            // stable, dotted: "fs.write.create"
   std::string title;         // one line
   std::string description;   // why it matters
-  std::string reference;     // CVE, issue, paper, catalog section
+  std::string reference;     // public sources: CVE, upstream issue, man page, paper
   std::vector<std::string> platforms;  // "linux", "windows"
   AttemptClass klass{};
   std::string probe;         // probe name without the "breakout-probe-" prefix

@@ -1,7 +1,7 @@
 // Which way a metadata change moves what others may do with a path: the judge of a sandbox's setup.
 //
 // A driver may change the host at boot (protocol v1: ACL grants, xattrs) as long as shutdown
-// undoes it; that is how ACL-based sandboxes work (seed 002: synthetic-SID ACEs on the work
+// undoes it; that is how ACL-based sandboxes work (AstrBot PR #9895: synthetic-SID ACEs on the work
 // directory; Codex's Windows sandbox: deny ACEs outside the workspace). What boot changed
 // outside the writable roots is judged on its own: a change that lets someone write, delete or
 // re-permission a path widens the box (an escape of the setup class), one that only grants read

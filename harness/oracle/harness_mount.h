@@ -6,11 +6,11 @@
 //   ... use m.mount->path() ...                  // ~HarnessMount: umount2(MNT_DETACH), then rmdir/unlink
 //
 // Two kinds, one lifetime. A bounded tmpfs on a fresh directory: the stand-in for a host
-// submount such as /run/user/$UID (issue 21 item 9, nsjail: a read-only root remounted without
+// submount such as /run/user/$UID (nsjail: a read-only root remounted without
 // MS_REC leaves every submount writable); nosuid, nodev, noexec, mode 0755 owned by the harness's
 // euid, like the attempt tree around it. A bind mount of a file (a path socket) on a fresh empty
 // file: the same inode under a second name, as a host that bind-mounts /run/docker.sock into
-// another directory makes it (issue 21 item 8; mount(2) MS_BIND). Platform code: oracle/posix/,
+// another directory makes it (mount(2) MS_BIND). Platform code: oracle/posix/,
 // oracle/win/ (unavailable).
 #pragma once
 

@@ -1,7 +1,7 @@
 // Pre-existing host metadata planted before a session boots, so lossy revocation shows in the snapshot diff.
 //
 // A spawner that grants access by editing ACLs and "revokes" by rebuilding or
-// clearing them (seed 002 comment 6) leaves a host that differs only in
+// clearing them (AstrBot PR #9895 review, comment 6) leaves a host that differs only in
 // entries that were there before it came. Only a path that already carries an
 // extra ACL entry and an xattr makes that visible: this plants both.
 #pragma once

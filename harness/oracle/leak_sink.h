@@ -1,4 +1,4 @@
-// The harness's end of a stream the caller leaks to the spawner (class fd-leak, issue 21 item 10).
+// The harness's end of a stream the caller leaks to the spawner (class fd-leak).
 //
 // A write into another program's pipe or socket shows on the host only where the reader is the
 // harness's own: it makes a FIFO or a listening unix socket in the attempt's target directory,

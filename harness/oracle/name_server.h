@@ -1,6 +1,6 @@
 // The run's name server: the zone breakout.test, answered from the external host, so that names
 // (not only IP literals) can be handed to an allowlisting proxy and judged by the listener that
-// received the nonce (issue 21 item 1; catalog section 10).
+// received the nonce.
 //
 // The spawner of a network = "proxy" execution is started with the harness's resolv.conf bound
 // over /etc/resolv.conf in a mount namespace of its own (LaunchSpec::bind_over): the spawner, its

@@ -2,7 +2,7 @@
 // (or in a directory already there) that outlive the run, and its own processes still running once its command ended.
 //
 // A hygiene finding reported beside the verdicts, never an attempt's verdict: what the
-// sandbox's own setup leaves is charged to the spawner, not to the probe (issue 18, Deliver 4:
+// sandbox's own setup leaves is charged to the spawner, not to the probe (seen here:
 // sandbox-runtime leaves /tmp/claude-http-*.sock and a socat per spawn; Codex its
 // /tmp/codex-* state). Everything found is removed (files at the end of the run, processes
 // with the attempt's box), also when the run is interrupted.

@@ -11,7 +11,7 @@ namespace breakout::paths {
 
 namespace {
 
-// Awkward names (catalog.md §1): a newline, non-UTF-8 bytes, leading dashes (argv
+// Awkward names: a newline, non-UTF-8 bytes, leading dashes (argv
 // injection), spaces, quotes, '$', names that look like '.' and '..'.
 constexpr const char* kNames[] = {"a", "b", "c", "-rf", "--x=y", "new\nline", "\xff\xfe", "sp ace",
                                   "...", "$HOME", "q'\"", "..a", ".hidden", "existing.txt"};

@@ -3,7 +3,7 @@
 //   ByteReader in(bytes);  Scope s{tree, gen};
 //   Op op = next_op(in, model, s);  apply(model, op);    // and the same op on disk
 //   Form f = next_form(in, model, s);  Resolved r = resolve_form(model, f);
-// Forms (catalog.md §1): absolute; '//', '/./', trailing '/'; relative with '..'
+// Forms (path_resolution(7); Landlock and gVisor's path tests): absolute; '//', '/./', trailing '/'; relative with '..'
 // from the cwd or a dirfd; /proc/self/root, /proc/self/cwd, /proc/self/fd/N,
 // /dev/fd/N; through symlinks made in the workspace (chains, dangling-then-created,
 // loops); hard links; past PATH_MAX in one string or reached by walking; names with

@@ -1,4 +1,4 @@
-// Spelling a drive-absolute Windows path in each path form of issue 4 (rules and sources: win_spell.h, docs/path-forms.md).
+// Spelling a drive-absolute Windows path in each Windows path form (rules and sources: win_spell.h, docs/path-forms.md).
 #include "harness/paths/win_spell.h"
 
 #include <algorithm>

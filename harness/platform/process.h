@@ -100,7 +100,7 @@ struct LaunchSpec {
   // The child enters a user namespace of its own, the harness's uid and gid mapped to themselves
   // (one id each, setgroups denied), where /proc/sys/user/max_user_namespaces is 0: whatever it
   // starts can make no further user namespace (ENOSPC), as on a host or in a container with user
-  // namespaces off (class fail-open, issue 21 item 6). Before bind_over. POSIX only.
+  // namespaces off (class fail-open). Before bind_over. POSIX only.
   bool user_namespaces_off = false;
 };
 inline constexpr std::size_t kMaxBindOver = 2;

@@ -62,8 +62,7 @@ ProxyChoice pick_socks_proxy(const NetTarget& t, EnvLookup env);
 std::string absolute_request(const NetTarget& t, const ProxyChoice& c, const std::string& nonce);
 
 // What the proxy is told about the destination: by default the target as given; --spell FORM
-// writes it another way, for the parser differentials allowlisting proxies had (issue 21 item 1,
-// catalog section 10): the proxy's check and its connect must read the same destination.
+// writes it another way, for the parser differentials allowlisting proxies had: the proxy's check and its connect must read the same destination.
 struct ProxyAsk {
   std::string authority;    // CONNECT's request target and the absolute URI's authority (after http://)
   std::string host_header;  // the Host header
@@ -78,7 +77,7 @@ struct ProxyAsk {
 // Name forms, for a host that is a name (net-connect --name): "trailing-dot" (NAME.), "mixed-case"
 // (every other letter upper-case), "nul-suffix" (NAME, a NUL byte, then "." and `decoy`, an allowed
 // domain: a check that reads the whole string sees the allowed suffix, a C resolver the name
-// before the NUL; reported against Claude Code's sandbox over SOCKS5, catalog section 10).
+// before the NUL; reported against Claude Code's sandbox over SOCKS5).
 // nullopt for an unknown form, a missing decoy, an IP spelling of a host that is no IPv4 literal,
 // or a name form of an IP literal.
 std::optional<ProxyAsk> spell_destination(const NetTarget& t, const std::string& form, const std::string& decoy);

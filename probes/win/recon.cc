@@ -12,7 +12,7 @@
 // and "job_active_processes" (QueryInformationJobObject with a null handle: the job of the
 // calling process), "window_station" and "desktop" (GetUserObjectInformationW UOI_NAME).
 // The seeds' Windows sandboxes combine a restricted token, a synthetic SID, a job and a
-// private desktop (issue 7): this shows which of them a run actually had.
+// private desktop: this shows which of them a run actually had.
 // Microsoft Learn: "GetTokenInformation", "TOKEN_INFORMATION_CLASS", "IsProcessInJob",
 // "QueryInformationJobObject", "GetUserObjectInformationW", "Mandatory Integrity Control".
 // Result: ok=true when the process token could be opened; fields left out where a call failed

@@ -4,7 +4,7 @@
 //                              [&] { return report_complete(f); }, 8000);
 //   if (g.state != "started") report g.step, g.detail (g.state "unavailable" or "failed")
 //
-// Issue 22 item 3: a firewall or WFP rule tied to one program path or one process tree misses a
+// A firewall or WFP rule tied to one program path or one process tree misses a
 // process another launcher starts (reported against Codex's Windows sandbox: a .NET
 // Process.Start child reached the network its sandboxed parent could not). The paths:
 //   create-process  CreateProcessW: a plain child, in the probe's job

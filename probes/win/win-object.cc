@@ -9,7 +9,7 @@
 //             and prints the own token (probes/common/own_token.h) only then.
 // Harness objects live in the session's BaseNamedObjects / the pipe file system; an
 // AppContainer or a private object namespace hides them (Microsoft Learn, "Object
-// Namespaces", "Named Pipes"; catalog: named objects shared with the host).
+// Namespaces", "Named Pipes").
 //
 // Result: ok=true when the open and the write/set succeeded; fields target, step.
 // Whether the harness's object was reached is its call (the pipe received N, the event

@@ -2,7 +2,7 @@
 //
 //   write_via_wsl(r, "append", "C:\\...\\sibling\\existing.txt");   // fills r
 //
-// Issue 22 item 3: a Windows program that runs wsl.exe hands its work to the WSL service, which
+// A Windows program that runs wsl.exe hands its work to the WSL service, which
 // starts a Linux process outside the program's restricted token, job and file ACLs; that process
 // reaches the Windows drives through /mnt/c (Microsoft Learn, "Working across Windows and Linux
 // file systems"). The probe runs

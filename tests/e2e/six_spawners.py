@@ -1,4 +1,4 @@
-"""The six spawners whose verdicts issue 21's e2e tests sign, and what their runs leave in /tmp.
+"""The six spawners whose verdicts the agent-escape e2e tests sign, and what their runs leave in /tmp.
 
     from six_spawners import SPAWNERS, require_spawner, tool_residue, remove_residue_since
     require_spawner("srt")                # skips with the reason when a tool is missing or not root

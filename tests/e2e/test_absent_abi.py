@@ -1,4 +1,4 @@
-"""syscall-abi-write on a host without the ABI (issue 18, judging fixes): N/A whatever the sandbox answered.
+"""syscall-abi-write on a host without the ABI: N/A whatever the sandbox answered.
 
 Two fixture sandboxes answer the foreign ABI as seccomp filters do: abi-sigsys kills the probe with
 SIGSYS before it reports (SECCOMP_RET_KILL_PROCESS), abi-blocked lets it report abi_state "blocked"

@@ -1,4 +1,4 @@
-"""Issue 21's attempt classes (what agent sandboxes got wrong in 2024-2026) on every spawner it
+"""The agent-escape attempt classes (what agent sandboxes got wrong in 2024-2026) on every spawner it
 names: `none` escapes on each denial, bwrap, firejail and the reference driver pass, and the two
 real agent sandboxes give the verdicts signed in docs/spawners.md.
 
@@ -12,7 +12,7 @@ from six_spawners import SPAWNERS, remove_residue_since, require_spawner, tool_r
 from conftest import FIXTURES
 
 
-# The attempts of issue 21 in the default suite (--only globs; nested-userns* takes -clone3 too).
+# The agent-escape attempts in the default suite (--only globs; nested-userns* takes -clone3 too).
 NEW = ["fs.write.mkfifo*", "fs.write.mknod*", "fs.write.reopen-rw*", "fs.write.nested-userns*", "exec.*",
        "ipc.fd-leak*"]
 # Non-pass verdicts other than skip, per spawner (none: every denial, checked below).
@@ -113,7 +113,7 @@ def test_hijack_names_the_program_that_ran(new_classes):
 
 
 def test_a_fail_open_wrapper_is_caught_and_its_control_passes(run_breakout):
-    """Issue 21, item 6: tests/e2e/fixtures/fail-open.toml runs the command unconfined when its
+    """Fail-open: tests/e2e/fixtures/fail-open.toml runs the command unconfined when its
     bubblewrap cannot start (with a user namespace, as an unprivileged sandbox starts it); elsewhere
     it confines. Both ways it cannot: a failing bwrap first on PATH, and no user namespaces."""
     require_spawner("bwrap")

@@ -162,7 +162,7 @@ def require(sandbox):
 
 
 # What the tools themselves leave in /tmp, outside every attempt tree, which breakout does not
-# report or remove yet (issue 18, "the spawner's own residue"): Codex's per-user directories on
+# report or remove yet (docs/spawners.md, "the spawner's own residue"): Codex's per-user directories on
 # first use, and srt's sockets and empty mount targets after a spawn killed at the timeout.
 RESIDUE = ("claude-", "srt-mux-", "codex-bwrap-synthetic-mount-targets-", "codex-daemon-")
 
@@ -244,7 +244,7 @@ def test_refused_controls_hand_their_denials_to_the_witness(sandbox_run):
             assert "--witness" not in a.get("probe_argv", []), a["id"]
 
 
-# fs.write.spawner-follows-link (issue 21 item 4), default suite: what each tool writes every exec
+# fs.write.spawner-follows-link, default suite: what each tool writes every exec
 # and whether its next write follows the planted link (docs/spawners.md, "The spawner follows").
 # Codex writes CODEX_HOME/tmp/arg0-linux/<new> per exec; the plant there is refused (read-only).
 # srt writes nothing at the same path twice in the attempt tree or its settings directory.

@@ -1,4 +1,4 @@
-"""Issue 21 item 7, the third race: a deny-read directory inside the writable workspace, its ancestor
+"""The third race: a deny-read directory inside the writable workspace, its ancestor
 renamed (class fs-race-read, suite deny-read-race, policy workspace-deny-read; oracles/race_read.cc).
 
 The harness plants workspace/vault/secrets/key (denied) and workspace/vault/open/key (the control)

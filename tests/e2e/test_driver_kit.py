@@ -505,7 +505,8 @@ def test_minimal_example_works(start, tree, marker):
 
 
 FAKE_NATIVE = """
-# A Linux stand-in for AstrBot's NativeBooter with two of its seed-002 flaws (comments 4 and 5).
+# A Linux stand-in for AstrBot's NativeBooter with two of the flaws the AstrBot PR #9895
+# review found (comments 4 and 5).
 import asyncio, os, subprocess, tempfile, types
 
 class NativeBooter:

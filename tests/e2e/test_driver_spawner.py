@@ -1,4 +1,4 @@
-"""Driver spawners end to end: the reference driver passes, every seed-002 fixture is flagged, hostile drivers stay bounded."""
+"""Driver spawners end to end: the reference driver passes, every fixture modelled on the AstrBot PR #9895 review is flagged, hostile drivers stay bounded."""
 import os
 import sys
 import time
@@ -64,10 +64,10 @@ FIXTURE_VERDICTS = {
     "output_after_exit.py": ("contract.output-flood*", {"contract.output-flood": "broken"}),
     "single_job_handle.py": ("session.shutdown-under-load*", {"session.shutdown-under-load": "escape"}),
     "ignored_cwd.py": ("contract.cwd*", {"contract.cwd": "broken"}),
-    # Issue 21, item 3 (CVE-2025-59532): the requested cwd becomes writable.
+    # CVE-2025-59532: the requested cwd becomes writable.
     "cwd_writable_root.py": ("exec.cwd-outside@workspace-write*", {
         "[fs:sibling]": "escape", "[fs:~]": "escape", "[fs:workspace/cwd]": "pass"}),
-    # Issue 21, item 5: the enforcer looked up on the caller's PATH runs the planted stub.
+    # The enforcer looked up on the caller's PATH runs the planted stub.
     "path_hijack.py": ("exec.path-hijack@workspace-write*", {"[fs:sibling]": "escape", "[fs:workspace/marks]": "pass"}),
     "env_override.py": ("env.pinned-override*", {"[pin:exact]": "escape", "[pin:other-case]": "escape",
                                                  "[pin:both-cases]": "escape", "[pin:duplicate]": "escape",
@@ -82,7 +82,7 @@ FIXTURE_VERDICTS = {
                                                         "lifetime.double-fork-setsid": "escape",
                                                         "lifetime.background": "pass"}),
     "direct_child_kill.py": ("lifetime.*@workspace-write", {"lifetime.timeout-tree-kill": "escape"}),
-    # Issue 4's planted fs-API escapes (the live fuzzer finds them too: test_live_fuzzer.py).
+    # Planted fs-API escapes (the live fuzzer finds them too: test_live_fuzzer.py).
     "prefix_confined_fs.py": ("fs.api.write*@workspace-write*", {
         "fs.api.write-dotdot@workspace-write[fs:parent/new-file]": "escape",
         "fs.api.write-sibling-prefix@workspace-write[fs:sibling/new-file]": "escape",
@@ -93,7 +93,7 @@ FIXTURE_VERDICTS = {
         "fs.api.read-symlink-file@workspace-write[fs:~/.ssh/id_ed25519]": "escape",
         "fs.api.write-dotdot@workspace-write[fs:parent/new-file]": "pass",
         "fs.api.write-sibling-prefix@workspace-write[fs:sibling/new-file]": "pass"}),
-    # Issue 21, item 7: write_file checks the resolved path, then opens the name again (CWE-367).
+    # write_file checks the resolved path, then opens the name again (CWE-367).
     "check_then_open_fs.py": ("fs.api.*@workspace-write*", {
         "fs.api.race-flip@workspace-write[fs:sibling/new-file]": "escape",
         "fs.api.race-flip@workspace-write[fs:~/.bashrc]": "escape",

@@ -1,7 +1,7 @@
 """Host IPC suite (unix sockets outside the workspace and their aliases, abstract sockets, leaked directory fds), asserted as each sandbox really behaves (docs/scenarios.md, "Host IPC").
 
 The socket aliases the host makes (a bind mount, /proc/<pid>/root) run on the six spawners of
-issue 21 (six_spawners.py), `--only ipc.unix-alias.*`."""
+six_spawners.py, `--only ipc.unix-alias.*`."""
 import json
 import os
 import shutil
@@ -170,7 +170,7 @@ def test_socket_aliases(none_run, bwrap_run, firejail_run):
                 assert control["verdict"] == "pass" and control["evidence"]["nonce_received"] is True, control["reason"]
 
 
-# ipc.unix-alias.bind-mount and ipc.unix-alias.proc-root (issue 21 item 8) on the six spawners: the
+# ipc.unix-alias.bind-mount and ipc.unix-alias.proc-root on the six spawners: the
 # host socket at a second name the host made (the harness bind-mounts its listener's socket at
 # sibling/bind-alias.sock; the control: the workspace socket at workspace/bind-alias.sock), and
 # through /proc/<the harness's pid>/root (the control: /proc/self/root to the workspace socket).

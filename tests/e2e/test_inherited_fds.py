@@ -1,4 +1,4 @@
-"""Every fd the probe inherits is tried, whoever leaked it (issue 21 item 10; the default suite's
+"""Every fd the probe inherits is tried, whoever leaked it (the default suite's
 ipc.fd-leak, scenarios/attempts/fd_inherit.toml): the caller's directory and file fds are judged by
 the tree's snapshot, an fd a spawner or driver leaked by the host file it names."""
 import glob

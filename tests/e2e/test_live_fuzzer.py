@@ -11,7 +11,7 @@ from conftest import FIXTURES, REPO, require_root_tool
 LIVE = Path(os.environ.get("BREAKOUT_LIVE_FUZZER", REPO / "build" / "bin" / "live_fuzzer"))
 DRIVERS = FIXTURES / "drivers"
 REFERENCE = f"/usr/bin/python3 {REPO / 'drivers' / 'python' / 'reference_driver.py'}"
-# Seconds of fuzzing for the "finds nothing" runs; docs/fuzzing.md has the 2-minute figures.
+# Seconds of fuzzing for the "finds nothing" runs; longer runs: docs/fuzzing.md.
 CLEAN_SECONDS = int(os.environ.get("BREAKOUT_LIVE_CLEAN_SECONDS", "20"))
 
 
@@ -91,7 +91,7 @@ def test_correct_spawners_show_nothing(target, tmp_path):
     assert runs >= 20, proc.stderr[-2000:]  # it really ran cases, not just started
 
 
-# Cases of the dimensions issue 21 added to the decoder (bytes: docs/fuzzing.md, "What an input is"),
+# Cases of the cwd, PATH and proxy dimensions of the decoder (bytes: docs/fuzzing.md, "What an input is"),
 # each with what must show of the request (evidence that the dimension was applied, not a
 # verdict): the cwd the spawner was handed (evidence.cwd_requested), the PATH the probe searched,
 # the destination it asked for.

@@ -1,4 +1,4 @@
-"""Socket families besides TCP/UDP/unix (issue 21 item 8; scenarios/attempts/net_families.toml, suite
+"""Socket families besides TCP/UDP/unix (scenarios/attempts/net_families.toml, suite
 net-families): ICMP echo to the host's loopback and the external host, NETLINK_ROUTE on a host link the
 harness made, AF_VSOCK to a VMADDR_CID_LOCAL listener. The harness's reader, link or listener decides."""
 import os

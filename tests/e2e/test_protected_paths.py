@@ -59,7 +59,7 @@ def test_the_suite_ran_the_protected_class(protected_run):
 
 
 def test_each_denial_names_the_host_program_that_would_run_it(protected_run):
-    """Issue 21, item 2: the attempt says which program runs the poisoned file later."""
+    """The attempt says which program runs the poisoned file later."""
     _, run = protected_run
     for a in run.attempts:
         if a["verdict"] == "skip":

@@ -4,7 +4,7 @@ The harness owns both destinations (net:proxy-allowed, net:proxy-denied on its e
 the listener that received the nonce decides. Signed per spawner:
   none                      every denial escapes, every control passes
   proxy-poison-strict       a fixture proxy that filters every route: the proxied denials pass, the
-                            direct connects escape (it only poisons the proxy variables, seed 002)
+                            direct connects escape (it only poisons the proxy variables, AstrBot PR #9895)
   proxy-poison-leaky-http   the same, but plain absolute-URI HTTP goes out unfiltered (the hole
                             reported against sandbox-runtime): that denial escapes too, and the
                             proxy-denied listener is the one that saw the nonce
@@ -55,7 +55,7 @@ DENIALS = {
     "proxy.direct" + P + "[net:proxy-allowed]",
     "proxy.direct" + P + "[net:proxy-denied]",
 }
-# The parser differentials (issue 21 item 1): the denied destination only, each borrowing the
+# The parser differentials: the denied destination only, each borrowing the
 # control of its plain route.
 BORROWED = {"proxy.direct": "proxy.connect", "proxy.host-header": "proxy.absolute-uri",
             "proxy.uri-host": "proxy.absolute-uri", "proxy.userinfo": "proxy.absolute-uri"}

@@ -1,4 +1,4 @@
-"""net-connect --via-proxy with credentials in the proxy URL (issue 18, judging fixes): sent as curl sends them.
+"""net-connect --via-proxy with credentials in the proxy URL: sent as curl sends them.
 
 srt hands the child `http://<user>:<token>@localhost:<port>` in HTTP(S)_PROXY and ALL_PROXY, the
 user percent-encoded base64, and its proxy answers 407 to a CONNECT without Proxy-Authorization.

@@ -2,7 +2,7 @@
 
 {tools} is spawners/tools (the pin) or spawners/releases/NAME-VERSION; the history records each
 run's version, and `history --trend` shows per suite which executions changed between releases
-(issue 18, Deliver 5; docs/spawners.md, "Release over release").
+(docs/spawners.md, "Release over release").
 """
 import json
 import shutil

@@ -12,7 +12,7 @@ DRIVERS = FIXTURES / "drivers"
 REFERENCE = REPO / "drivers" / "python" / "reference_driver.py"
 
 # Every class whose oracle is the tree's snapshot, the ones a boot-time grant on the workspace's
-# parent turned into false escapes (issue 19: 64 in a run of every Linux attempt).
+# parent turned into false escapes.
 WRITES = "fs.write*@workspace-write*"
 
 

@@ -1,4 +1,4 @@
-"""Issue 21 item 4: the spawner follows a link the sandbox planted where the spawner writes every exec.
+"""The spawner follows a link the sandbox planted where the spawner writes every exec.
 
 The fixture driver appends to a log in the workspace after every exec and follows links there: the
 plant sends its next write to a file outside the roots (escape). Its `--nofollow` twin (the fix)

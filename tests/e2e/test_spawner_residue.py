@@ -1,7 +1,7 @@
 """What the spawner itself leaves behind: reported beside the verdicts, charged to the spawner, removed.
 
 sandbox-runtime leaves /tmp/claude-http-*.sock and a socat per spawn, Codex its /tmp/codex-*
-state (issue 18, Deliver 4). The harness watches /tmp, /dev/shm and /run with fanotify, charges
+state. The harness watches /tmp, /dev/shm and /run with fanotify, charges
 each new entry to the attempt whose box held its creator, lists the spawner's processes still
 running once the spawn is over, and removes both. It is a hygiene finding, never a verdict.
 """

@@ -1,4 +1,4 @@
-"""A writable submount under a read-only root (issue 21 item 9, nsjail): `fs.write.submount`.
+"""A writable submount under a read-only root (nsjail): `fs.write.submount`.
 
 The harness mounts a 1 MiB tmpfs at `sibling/run-user` (outside every writable root: the stand-in
 for /run/user/$UID) and at `workspace/run-user` (the control), and the probe creates a file in it.

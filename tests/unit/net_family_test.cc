@@ -1,4 +1,4 @@
-// Class net-family (issue 21 item 8): the rule per network mode, the ICMP reader's packet test,
+// Class net-family: the rule per network mode, the ICMP reader's packet test,
 // the vsock check's reason, and the host link made, seen changed and removed.
 #include <gtest/gtest.h>
 

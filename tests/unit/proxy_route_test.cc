@@ -159,7 +159,7 @@ TEST(ProxyProbe, AbsoluteUriCarriesTheNonceInAForwardedHeader) {
   EXPECT_EQ(req.substr(req.size() - 4), "\r\n\r\n");
 }
 
-// --spell (issue 21 item 1): each IPv4 spelling must be one inet_aton reads as the same address,
+// --spell: each IPv4 spelling must be one inet_aton reads as the same address,
 // or a proxy that let it through would connect elsewhere and the attempt would test nothing.
 TEST(ProxyProbe, IpSpellingsNameTheSameAddress) {
   using namespace breakout::probe;

@@ -7,7 +7,7 @@
 //         https://learn.microsoft.com/en-us/windows/win32/fileio/naming-a-file
 //   [PZ]  James Forshaw, "The Definitive Guide on Win32 to NT Path Conversion", Google Project Zero, 2016,
 //         https://googleprojectzero.blogspot.com/2016/02/the-definitive-guide-on-win32-to-nt.html
-//   [CAT] /work/shared/catalog.md §1 (crbug 334897, CVE-2024-43402)
+//   Also cited by id: crbug 334897 (https://crbug.com/334897), CVE-2024-43402.
 #include <gtest/gtest.h>
 
 #include "harness/paths/win_path.h"
@@ -77,7 +77,7 @@ TEST(WinPathForm, SeparatorsAndRelativeComponents) {
 TEST(WinPathForm, TrimCharacters) {
   const Env e;
   // [FPF] "Trim characters": "If the path doesn't end in a separator, all trailing periods
-  // and spaces (U+0020) are removed" from the last segment; [CAT] CVE-2024-43402 ("x.bat. .").
+  // and spaces (U+0020) are removed" from the last segment; CVE-2024-43402 ("x.bat. .").
   EXPECT_EQ(full_path("C:\\ws\\x.bat. .", e), "C:\\ws\\x.bat");
   // [FPF] "If a segment ends in a single period, that period is removed."
   EXPECT_EQ(full_path("C:\\ws.\\x", e), "C:\\ws\\x");
@@ -91,13 +91,13 @@ TEST(WinPathForm, TrimCharacters) {
 TEST(WinPathForm, DevicePathsAreNormalisedBelowTheirPrefix) {
   const Env e;
   // [FPF] "DOS device paths": "\\.\" paths are normalised; the first segment after the prefix
-  // is the device, and '..' can remove it ([CAT] crbug 334897: "\\.\X:\..\C:\" names C:).
+  // is the device, and '..' can remove it (crbug 334897: "\\.\X:\..\C:\" names C:).
   EXPECT_EQ(full_path("\\\\.\\X:\\..\\C:\\ws\\f", e), "\\\\.\\C:\\ws\\f");
   // [PZ] "//?/" is normalised like "\\.\" (only exactly "\\?\" skips normalisation).
   EXPECT_EQ(full_path("//?/C:/ws/a/../b", e), "\\\\?\\C:\\ws\\b");
   // [FPF] "Skip normalization": "\\?\" paths are passed on unchanged, '..' and trailing dots included.
   EXPECT_EQ(full_path("\\\\?\\C:\\ws\\..\\x. ", e), "\\\\?\\C:\\ws\\..\\x. ");
-  // [CAT] / [PZ]: GetFullPathNameW treats "\??\C:\x" as rooted, while CreateFileW opens it as an NT path.
+  // [PZ]: GetFullPathNameW treats "\??\C:\x" as rooted, while CreateFileW opens it as an NT path.
   EXPECT_EQ(full_path("\\??\\C:\\x", e), "C:\\??\\C:\\x");
 }
 

@@ -9,7 +9,8 @@
 //         https://learn.microsoft.com/en-us/windows/win32/fileio/file-streams
 //   [PZ]  James Forshaw, "The Definitive Guide on Win32 to NT Path Conversion", Google Project Zero, 2016,
 //         https://googleprojectzero.blogspot.com/2016/02/the-definitive-guide-on-win32-to-nt.html
-//   [CAT] /work/shared/catalog.md §1 (RUSTSEC-2024-0438, Forshaw 2020 on loopback SMB)
+//   [FSH] James Forshaw, "Sharing a Logon Session a Little Too Much", Google Project Zero, 2020
+//   Also cited by id: crbug 334897 (https://crbug.com/334897), RUSTSEC-2024-0438.
 #include <gtest/gtest.h>
 
 #include "harness/core/error.h"
@@ -52,7 +53,7 @@ TEST(WinPathObject, DevicePrefixes) {
   EXPECT_EQ(dot.kind, Kind::kFile);
   EXPECT_EQ(dot.volume, "C:");
   EXPECT_EQ(dot.parts, (std::vector<std::string>{"TEST", "FOO.TXT"}));
-  // [CAT] crbug 334897: '..' in a "\\.\" path removes the device segment: "\\.\X:\..\C:\ws\f" is C:\ws\f.
+  // crbug 334897: '..' in a "\\.\" path removes the device segment: "\\.\X:\..\C:\ws\f" is C:\ws\f.
   EXPECT_EQ(in_ws("\\\\.\\X:\\..\\C:\\ws\\f"), Inside::kInside);
   // [FPF] "\\.\Volume{b75e2c83-0000-0000-0000-602f00000000}\Test\Foo.txt": a volume by GUID (mapped to C: here).
   EXPECT_EQ(in_ws("\\\\?\\Volume{b75e2c83-0000-0000-0000-602f00000000}\\ws\\f"), Inside::kInside);
@@ -83,7 +84,7 @@ TEST(WinPathObject, VerbatimSkipsNormalisation) {
 
 TEST(WinPathObject, UncLoopback) {
   // [FPF] "UNC paths": "\\system07\C$\" is the root of C: on system07; for this machine's own
-  // names (localhost, 127.0.0.1) the administrative share C$ is the local C: [CAT].
+  // names (localhost, 127.0.0.1) the administrative share C$ is the local C: [FSH].
   EXPECT_EQ(in_ws("\\\\localhost\\C$\\ws\\f"), Inside::kInside);
   EXPECT_EQ(in_ws("\\\\127.0.0.1\\c$\\secret"), Inside::kOutside);
   // [FPF] "\\?\UNC\Server\Share\Test\Foo.txt" is the device form of a UNC path.
@@ -91,7 +92,7 @@ TEST(WinPathObject, UncLoopback) {
   EXPECT_EQ(in_ws("\\\\.\\UNC\\LOCALHOST\\C$\\ws\\..\\secret"), Inside::kOutside);
   // [FPF] another machine's share is another volume.
   EXPECT_EQ(open_target("\\\\Server2\\Share\\Test\\Foo.txt", test_env()).kind, Kind::kRemote);
-  // [CAT] a loopback share other than X$ maps to whatever directory the share defines: unknown.
+  // A loopback share other than X$ maps to whatever directory the share defines: unknown.
   EXPECT_EQ(in_ws("\\\\localhost\\data\\f"), Inside::kUnknown);
 }
 
@@ -123,7 +124,7 @@ TEST(WinPathObject, DosDeviceNames) {
   EXPECT_EQ(dos_device("COM10"), "");
   EXPECT_EQ(dos_device("CONX"), "");
   // [FPF] "Handle legacy devices": "the DOS device path for CON.TXT is \\.\CON" — before Windows 11
-  // in any directory, so "C:\ws\NUL.txt" is the NUL device, not a file in the root [CAT RUSTSEC-2024-0438].
+  // in any directory, so "C:\ws\NUL.txt" is the NUL device, not a file in the root [RUSTSEC-2024-0438].
   const Object dev = open_target("C:\\ws\\nul.txt", test_env());
   EXPECT_EQ(dev.kind, Kind::kDevice);
   EXPECT_EQ(dev.volume, "NUL");

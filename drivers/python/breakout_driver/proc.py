@@ -23,7 +23,7 @@ class Drained:
 def drain(proc: subprocess.Popen, timeout: float | None, on_timeout: Callable[[], None], *,
           max_output: int = DEFAULT_MAX_OUTPUT, eof_grace_s: float = 1.0) -> Drained:
     """Read proc's stdout and stderr *while* it runs (a child writing more than the pipe buffer
-    must never block: seed 002 comment 2), enforcing `timeout` (None = none at all).
+    must never block: AstrBot PR #9895 review, comment 2), enforcing `timeout` (None = none at all).
 
     When the timeout passes, `on_timeout()` is called once (it must kill) and draining goes on.
     After the process exited, pipes still held open by escaped descendants are read for at most

@@ -62,7 +62,7 @@ def get_argv(value: Any) -> list[str]:
 
 
 def get_timeout(value: Any) -> float | None:
-    """Seconds, or None for *no timeout at all* (never a default: seed 002 comment 8)."""
+    """Seconds, or None for *no timeout at all* (never a default: AstrBot PR #9895 review, comment 8)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value:
@@ -128,7 +128,7 @@ def compose_env(host_env: Mapping[str, str], policy: Policy, overrides: Mapping[
     1. policy.env.inherit applied to the driver's host environment ("all", "none", exact names);
     2. the exec request's per-call overrides on top;
     3. policy.env.set and the driver's pinned_env LAST, so the caller can never override them
-       (seed 002 comment 5: the overrides were applied after the proxy poisoning);
+       (AstrBot PR #9895 review, comment 5: the overrides were applied after the proxy poisoning);
     4. any other variable whose name equals a pinned name case-insensitively (http_proxy vs
        HTTP_PROXY) is removed: many tools read either spelling.
     """

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Example: AstrBot's NativeBooter (Windows restricted token + job object, seed 002) as a protocol-v1 driver."""
+"""Example: AstrBot's NativeBooter (Windows restricted token + job object) as a protocol-v1 driver.
+
+The booter is the one proposed in https://github.com/AstrBotDevs/AstrBot/pull/9895.
+"""
 # Run it on the Windows machine, in the interpreter where AstrBot is installed:
 #   python drivers/python/examples/astrbot_native_adapter.py
 # The booter is wrapped as it is: the harness judges what it really does (its own environment,

@@ -1,4 +1,4 @@
-// bind-alias-connect (issue 21 item 8): the host's socket under a second name the host made.
+// bind-alias-connect (mount(2) MS_BIND, link(2)): the host's socket under a second name the host made.
 //
 // Hosts bind-mount service sockets into other directories (a devcontainer's
 // /var/run/docker-host.sock, a socket mounted into a chroot or a CI runner's work dir): the same

@@ -1,6 +1,6 @@
 // Class env-pinned: learn what the spawner pins, then aim caller overrides at it in one spelling ("pin:<form>").
 //
-// Seed 002 comment 5: the caller's env was merged after the proxy poisoning, so
+// AstrBot PR #9895 review, comment 5: the caller's env was merged after the proxy poisoning, so
 // HTTP_PROXY could simply be overridden. Pins come from the policy (env.pinned),
 // the spawner's own declaration (driver hello.pinned_env) and a baseline exec
 // (variables the spawner added or changed whose names route traffic or code:

@@ -1,4 +1,4 @@
-// fail-open (catalog §10; issue 21, item 6): the spawner started where its enforcement cannot work.
+// fail-open: the spawner started where its enforcement cannot work.
 //
 // Before the snapshot the harness writes, in a directory of its own in the attempt tree (outside
 // every writable root, so no sandboxed command can change it), a `bwrap` and a `firejail` that

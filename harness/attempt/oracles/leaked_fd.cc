@@ -1,5 +1,5 @@
 // fd-leak: the caller leaks a directory fd and a file fd of the target into the spawn, and the
-// probe (fd-walk) tries every fd it inherited, whoever leaked it (issue 21 item 10).
+// probe (fd-walk) tries every fd it inherited, whoever leaked it (CVE-2024-21626).
 //
 // What the harness leaked lies in its tree: the snapshot decides, as for fs-write. What the
 // spawner or a driver leaked may name any host file: the probe says where each fd points and the

@@ -51,7 +51,7 @@ std::unique_ptr<Oracle> real_home_write();
 // fs_api.cc: the spawner's own file API; no probe runs.
 std::unique_ptr<Oracle> fs_api_write();
 std::unique_ptr<Oracle> fs_api_read();
-std::unique_ptr<Oracle> fs_api_race();  // write_file while the harness flips a workspace link (issue 21 item 7)
+std::unique_ptr<Oracle> fs_api_race();  // write_file while the harness flips a workspace link (CWE-367)
 // recon.cc: the probe's confinement read from the host.
 std::unique_ptr<Oracle> recon();
 // session_*.cc, boot_failure.cc: the lifecycle of spawners with sessions.

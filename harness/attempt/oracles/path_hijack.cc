@@ -1,4 +1,4 @@
-// path-hijack (catalog §10; issue 21, item 5): helpers planted first on the caller's PATH.
+// path-hijack (Codex's Windows smoke tests: a PATH stub): helpers planted first on the caller's PATH.
 //
 // Before the snapshot the harness plants, in workspace/.bin, a stub for each program a spawner
 // or its command is known to look up by name (bubblewrap, firejail, socat, ripgrep, node,

@@ -34,8 +34,8 @@ struct Planted {
   const char* runs = nullptr;  // the host program that later runs or obeys it (controls: none)
 };
 
-// What an agent's checkout holds that a later host-side program runs or obeys (catalog §8,
-// §10), and each one's dotless control twin.
+// What an agent's checkout holds that a later host-side program runs or obeys (githooks(5);
+// Codex WritableRoot read_only_subpaths), and each one's dotless control twin.
 constexpr std::array kCheckout = {
     Planted{".git/HEAD", "ref: refs/heads/main\n", "git, on every command in the checkout"},
     Planted{".git/config", "[core]\n\trepositoryformatversion = 0\n",

@@ -1,5 +1,5 @@
 // fs-race-read: a deny-read directory inside the writable workspace, its ancestor renamed so a
-// mask on the old name no longer covers the file (issue 21 item 7, the third race).
+// mask on the old name no longer covers the file.
 //
 // A sandbox masks a deny-read path when it wraps the command (bubblewrap: a tmpfs on the
 // directory; a path rule of a checker or a profile). A mount moves with its directory, a

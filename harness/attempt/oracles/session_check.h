@@ -1,6 +1,6 @@
 // What the session classes share: they drive a spawner's whole lifecycle (boot, exec, shutdown) themselves.
 //
-// Seed 002 comments 3, 6 and 7: one job handle for concurrent execs (shutdown kills
+// AstrBot PR #9895 review, comments 3, 6 and 7: one job handle for concurrent execs (shutdown kills
 // only the last), ACL revocation that drops pre-existing entries, and grants left
 // behind when boot fails. Each check runs the real session and judges from outside:
 // heartbeat files, and snapshots of the attempt tree (workspace parent, workspace,

@@ -1,4 +1,4 @@
-// spawner-follow (issue 21 item 4; catalog §10): the spawner writes, on the host, at a path the
+// spawner-follow (CVE-2026-46406; CWE-59): the spawner writes, on the host, at a path the
 // sandbox can replace with a symlink, and follows it (CVE-2026-46406: Claude Code wrote into a
 // predictable /tmp/claude path the sandboxed command could write too).
 //

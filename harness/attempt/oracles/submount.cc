@@ -1,4 +1,4 @@
-// submount-write (issue 21 item 9; nsjail): a writable submount under a read-only root.
+// submount-write (mount(2) MS_REC; nsjail): a writable submount under a read-only root.
 //
 // A sandbox that makes the root read-only with a remount that is not recursive (MS_RDONLY without
 // MS_REC, as nsjail did) leaves every file system mounted below it writable: /run/user/$UID, a

@@ -1,4 +1,4 @@
-// Host objects of class net-family (issue 21 item 8): an ICMP reader, a harness-owned link, a vsock listener.
+// Host objects of class net-family: an ICMP reader, a harness-owned link, a vsock listener.
 //
 //   icmp-loopback, icmp-external: an AF_PACKET reader (SOCK_DGRAM, ETH_P_IP, a classic BPF
 //     filter that keeps ICMP echo requests only) on the host's `lo`, or inside the external

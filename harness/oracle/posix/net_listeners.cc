@@ -219,8 +219,8 @@ struct IfAddrs {
   }
 };
 
-// The host's own non-loopback address of `family` (net:tcp4-host, tcp6-host; catalog §3:
-// "loopback-only means ... not the host's own LAN address"): the first one, in
+// The host's own non-loopback address of `family` (net:tcp4-host, tcp6-host;
+// "loopback only" means 127.0.0.0/8 and ::1, not the host's own LAN address): the first one, in
 // getifaddrs(3) order, of an interface that is UP and not IFF_LOOPBACK. Left out:
 // 127/8 and ::1, link-local (169.254/16, fe80::/10: scoped, not reachable as a
 // plain address), multicast, and the harness's own external-host links

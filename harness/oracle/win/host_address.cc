@@ -1,6 +1,6 @@
 // The host's own non-loopback address on Windows: GetAdaptersAddresses, the POSIX rules for which address counts.
 //
-// Catalog §3: "loopback only" means 127.0.0.0/8 and ::1, not the address the LAN reaches
+// "Loopback only" means 127.0.0.0/8 and ::1, not the address the LAN reaches
 // this host by; Windows, like Linux, delivers a connect to any local address internally,
 // so a sandbox that filters on "is it loopback?" by interface or route can still let it through.
 // Microsoft Learn: "GetAdaptersAddresses function" (call with a 15 KB buffer, retry on

@@ -1,7 +1,7 @@
 // Windows plant_host_marks: an explicit ACE for the NULL SID, so lossy revocation of ACL grants shows in the snapshot.
 //
 // The Windows counterpart of the POSIX named-user ACL entry (host_marks.h): a spawner that grants
-// a sandbox SID access by editing DACLs and "revokes" by rebuilding them (seed 002 comment 6)
+// a sandbox SID access by editing DACLs and "revokes" by rebuilding them (AstrBot PR #9895 review, comment 6)
 // loses entries that were there before it came. The mark is an explicit allow ACE, read and
 // execute, for S-1-0-0 (the NULL SID, "Nobody": it is in no token, so the grant gives nothing
 // to anyone), merged into the existing DACL with SetEntriesInAclW and written back with

@@ -75,7 +75,7 @@ void RealTree::resolve(const Form& form, RealResolved& r) {
     // beside it: its answer was compared with the same model path only after this one had to
     // match, so it could only tell glibc's user-space walk (a readlink(2) per component, ~6.5
     // calls per form, the most expensive syscalls here) from the kernel's, never the model
-    // from either (docs/fuzzing.md). The link name in a stack buffer: no allocation per form.
+    // from either. The link name in a stack buffer: no allocation per form.
     // readlinkat(2) from /proc/self/fd, open since the start: one name to look up per form
     // instead of four ("proc", the "self" symlink, "fd", N).
     char link[16];

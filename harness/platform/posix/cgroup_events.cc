@@ -7,7 +7,7 @@
 // offset 0, so the loop is read, check, poll, read. rmdir(2) of a cgroup fails with
 // EBUSY exactly while it is populated (kernel/cgroup/cgroup.c, cgroup_destroy_locked),
 // and cgroup.procs already hides exiting tasks that still count: polling rmdir every
-// 10 ms after cgroup.kill slept longer than the processes took to die (docs/fuzzing.md).
+// 10 ms after cgroup.kill slept longer than the processes took to die.
 #include "harness/platform/posix/cgroup_events.h"
 
 #include <fcntl.h>

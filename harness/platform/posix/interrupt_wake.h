@@ -1,7 +1,7 @@
 // A file descriptor that becomes readable, for good, when the flag of install_interrupt_flag is set by a signal.
 //
 // Why: without it, a run waiting for Ctrl-C must wake every 10 ms to look at the flag (an
-// epoll_wait return and two timerfd_settime each time; docs/fuzzing.md, session 8). The signal
+// epoll_wait return and two timerfd_settime each time). The signal
 // handler also writes one byte to a pipe that nobody reads, so every epoll waiting on its read
 // end wakes at once (level-triggered, epoll(7)), however many run_process calls wait.
 #pragma once

@@ -3,7 +3,7 @@
 // The fallback when no cgroup v2 is writable, and the second net for whatever left the box's
 // cgroup (a root probe can write another cgroup.procs). Only processes started after the box
 // are read (/proc/<pid>/stat field 22 against boot_ticks_now() at the box's birth); those found
-// older are remembered with a pidfd across scans (process_scan.cc; docs/fuzzing.md, session 9).
+// older are remembered with a pidfd across scans (process_scan.cc).
 //   const unsigned long long since = process_scan::boot_ticks_now();    // when the box is made
 //   std::vector<int> pids = process_scan::nonce_scan(nonce, /*kill_them=*/true, since);
 #pragma once

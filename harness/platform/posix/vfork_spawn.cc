@@ -35,8 +35,8 @@
 //    running task, which takes cgroup_threadgroup_rwsem for writing
 //    (kernel/cgroup/cgroup.c, cgroup_attach_lock -> percpu_down_write), and that
 //    waits for an RCU grace period once the lock has been idle: 12 ms p50 here
-//    for spawns 50 ms apart, against 0.2 ms for the same spawn without the join
-//    (docs/fuzzing.md). A fork takes that lock only for reading. glibc 2.36
+//    for spawns 50 ms apart, against 0.2 ms for the same spawn without the join.
+//    A fork takes that lock only for reading. glibc 2.36
 //    exports no clone3, and the CLONE_VM child needs a trampoline onto its own
 //    stack: clone3_vm.cc. Where clone3 is refused (kernel < 5.7: EINVAL/E2BIG,
 //    seccomp'd containers: ENOSYS/EPERM) or the build has no trampoline, the
