@@ -4,6 +4,8 @@
 #include <fstream>
 
 #include "harness/core/error.h"
+#include "harness/core/json_file.h"
+#include "harness/core/text.h"
 
 namespace breakout::bench {
 
@@ -107,7 +109,7 @@ BenchDoc bench_from_json(const json& j) {
     for (const auto& f : j.at("benchmarks")) d.figures.push_back(figure_from(f));
     return d;
   } catch (const json::exception& e) {
-    throw Error(std::string(kBenchSchema) + ": " + e.what());
+    throw Error(std::string("not a valid ") + kBenchSchema + " file: " + json_error_text(e));
   }
 }
 
@@ -120,14 +122,11 @@ bool is_bench_file(const fs::path& path) {
 }
 
 BenchDoc load_bench(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read " + path.string());
+  const json j = read_json_file(path, "bench file");  // plain words on bad JSON
   try {
-    return bench_from_json(json::parse(in));
-  } catch (const json::exception& e) {
-    throw Error(path.string() + ": " + e.what());
+    return bench_from_json(j);
   } catch (const Error& e) {
-    throw Error(path.string() + ": " + e.what());
+    throw Error("bad-bench", printable_path(path) + ": " + printable_excerpt(e.what(), 600));
   }
 }
 

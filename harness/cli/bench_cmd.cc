@@ -82,7 +82,10 @@ std::shared_ptr<BenchCommand> add_bench_command(CLI::App& app) {
   // hits both alike; tests/e2e/test_bench.py compares a fixture with a slower copy of itself.
   b->add_option("--versus", c->versus, "testing: also measure this profile and compare it with --spawner")->group("");
   add_history_options(b, c->history);
-  b->footer("Exit status: 0 measured (and no significant slowdown against --baseline), 4 a significant slowdown,\n"
+  b->footer("Examples:\n"
+            "  breakout bench --spawner bwrap\n"
+            "  breakout bench --spawner bwrap --baseline breakout-results/last-bench.json\n"
+            "Exit status: 0 measured (and no significant slowdown against --baseline), 4 a significant slowdown,\n"
             "1 a benchmark failed, 2 usage or configuration error, 130 interrupted. See docs/bench.md.");
   return c;
 }

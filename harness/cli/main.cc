@@ -14,7 +14,10 @@
 #include "harness/cli/repro_cmd.h"
 #include "harness/cli/tools.h"
 #include "harness/core/error.h"
+#include "harness/core/json_file.h"
 #include "harness/core/nonce.h"
+#include "harness/core/suggest.h"
+#include "harness/core/text.h"
 #include "harness/model/scenario.h"
 #include "harness/oracle/name_server.h"
 #include "harness/oracle/net_listeners.h"
@@ -26,6 +29,7 @@
 #include "harness/report/results.h"
 #include "harness/run/plan.h"
 #include "harness/run/preflight.h"
+#include "harness/run/progress.h"
 #include "harness/run/runner.h"
 #include "harness/run/shard.h"
 #include "harness/spawner/driver_spawner.h"
@@ -113,6 +117,7 @@ struct RunOptions {
   bool real_host = false;
   bool allow_all_skip = false;
   std::string real_host_endpoint;
+  std::string color = "auto";
   HistoryOptions history;
 };
 
@@ -241,12 +246,17 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   const bool tty = is_tty(2);
   std::cerr << "breakout: running " << plan.size() << " attempts of suite '" << suite.name << "' against "
             << spawner->name() << " with " << info.jobs << " jobs\n";
+  // A terminal gets the live counter; a log (CI) a line per interval instead of silence until the summary.
+  std::optional<ProgressTicker> ticker;
+  if (!tty) ticker.emplace(std::cerr, progress_interval(), plan.size());
   auto progress = [&](std::size_t done, std::size_t total, const AttemptRecord& r) {
+    if (ticker) ticker->record(r);
     if (tty)
       std::cerr << "\r\033[K[" << done << "/" << total << "] " << to_string(r.verdict) << "  " << r.id.substr(0, 90)
                 << std::flush;
   };
   RunOutcome outcome = run_all(plan, ctx, info.jobs, progress);
+  ticker.reset();
   const std::vector<AttemptRecord>& records = outcome.records;
   if (tty) std::cerr << "\r\033[K";
   // Interrupted: no attempt starts any more, the running ones were killed through their containments
@@ -262,11 +272,35 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   write_results(out_dir, info, records);
   out.keep();
   write_run_report(out_dir);
-  print_summary(std::cout, info, records, out_dir);
+  print_summary(std::cout, info, records, out_dir, summary_color(o.color));
   record_history(o.history, info, records);  // not for an interrupted run (docs/results.md)
   if (info.interrupted) return 130;
   warn_if_nothing_ran(records);
   return nothing_judged_status(records, o.allow_all_skip);
+}
+
+// The first word on the command line that is neither an option nor a top-level option's value, when it
+// names no subcommand: `breakout rnu` (CLI11 itself only says that a subcommand is required).
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") return std::nullopt;
+    if (a.size() > 1 && a[0] == '-') {
+      const CLI::Option* opt = a.find('=') == std::string::npos ? app.get_option_no_throw(a) : nullptr;
+      if (opt && opt->get_items_expected_min() > 0) ++i;  // --scenarios DIR: DIR is no command
+      continue;
+    }
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      if (sub->check_name(a)) return std::nullopt;
+    return a;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> command_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  return names;
 }
 
 }  // namespace
@@ -285,6 +319,8 @@ int main(int argc, char** argv) {
   std::string list_suite = default_suite_name();
   CLI::App* list = app.add_subcommand("list", "list suites, scenarios, probes and spawners");
   list->add_option("--suite", list_suite, "suite whose scenarios to list")->capture_default_str();
+  list->footer("Example:\n  breakout list --suite proxy\n"
+               "Exit status: 0 listed; 2 an unknown suite or a suite that does not parse.");
 
   RunOptions ro;
   CLI::App* run = app.add_subcommand("run", "run a suite against a spawner; writes results.json, junit.xml, report.html and summary.md");
@@ -306,7 +342,12 @@ int main(int argc, char** argv) {
   run->add_flag("--allow-all-skip", ro.allow_all_skip,
                 "exit 0 instead of 5 when every execution skipped or none ran (e.g. a Windows suite on Linux)");
   add_history_options(run, ro.history);
+  add_color_option(run, ro.color);
   run->footer(
+      "Examples:\n"
+      "  breakout run --spawner bwrap\n"
+      "  breakout run --spawner firejail --suite network --only 'net.*' --out results/firejail\n"
+      "When stderr is not a terminal, a progress line is printed every 10 s.\n"
       "Exit status: 0 all pass/skip (at least one judged), 3 an escape was found, 1 overblock/broken/error\n"
       "(no escape), 5 nothing judged: every execution skipped or none ran (--allow-all-skip: 0),\n"
       "2 usage or configuration error (checked before the first attempt: --out, --probes, --driver),\n"
@@ -320,15 +361,28 @@ int main(int argc, char** argv) {
   listen->add_option("--for", listen_seconds, "stop after this many seconds")->capture_default_str()->check(
       CLI::Range(1, 86400));
   listen->footer("Records nonces sent as \"BREAKOUT-NONCE <n>\" and answers \"BREAKOUT-QUERY <n>\" with SEEN or\n"
-                 "UNSEEN. Ctrl-C stops it. Exit status: 0, or 2 when it cannot listen.");
+                 "UNSEEN. Ctrl-C stops it.\n"
+                 "Example:\n  breakout listen --bind 0.0.0.0:7777 --for 600\n"
+                 "Exit status: 0 stopped (Ctrl-C or --for), 2 it cannot listen.");
 
   const auto tools = add_tool_commands(app);
   const auto bench = add_bench_command(app);
   const auto repro = add_repro_command(app);
+  // Set last: a subcommand copies its parent's footer when it is added (CLI11 App constructor).
+  app.footer("Examples:\n"
+             "  breakout list\n"
+             "  breakout run --spawner bwrap\n"
+             "  breakout run --help\n"
+             "Exit status: each command's --help lists its own; 2 is always a usage or configuration error.");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (auto typo = e.get_exit_code() == 0 ? std::nullopt : unknown_command(app, argc, argv)) {
+      std::cerr << "breakout: unknown command '" << printable_excerpt(*typo, 200) << "'; "
+                << did_you_mean(*typo, command_names(app)) << "\nRun with --help for more information.\n";
+      return 2;
+    }
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
@@ -342,8 +396,12 @@ int main(int argc, char** argv) {
     if (auto rc = run_tool_commands(*tools)) return *rc;
     if (auto rc = run_bench_command(*bench, {paths.scenarios, paths.spawners, paths.probes})) return *rc;
     if (auto rc = run_repro_command(*repro, {paths.scenarios, paths.spawners, paths.probes})) return *rc;
+  } catch (const nlohmann::json::exception& e) {  // a results file read past its checks: no library jargon
+    std::cerr << "breakout: a JSON document is not what breakout expects: " << json_error_text(e) << "\n";
+    return 2;
   } catch (const std::exception& e) {
-    std::cerr << "breakout: " << e.what() << "\n";
+    // Messages may quote a file's contents or a name the user typed: never a raw control byte on the terminal.
+    std::cerr << "breakout: " << printable_excerpt(e.what(), 8192) << "\n";
     return 2;
   }
   return 2;

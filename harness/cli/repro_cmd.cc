@@ -51,7 +51,8 @@ std::shared_ptr<ReproCommand> add_repro_command(CLI::App& app) {
   c->app->add_option("--driver", c->driver, "a driver command (protocol v1); replaces --spawner");
   c->app->add_flag("--save", c->save, "write the case as a regression scenario (default dir scenarios/regressions)");
   c->app->add_option("--regressions", c->regressions, "where --save writes (default <scenarios>/../scenarios/regressions)");
-  c->app->footer("Exit status: 3 the escape reproduces, 0 it does not, 1 unconfirmed (control broken) or error,\n"
+  c->app->footer("Example:\n  breakout repro fuzz/live/crash-<sha1> --spawner bwrap --save\n"
+                 "Exit status: 3 the escape reproduces, 0 it does not, 1 unconfirmed (control broken) or error,\n"
                  "2 usage or configuration error, 130 interrupted. --save writes the file either way.");
   return c;
 }

@@ -1,6 +1,7 @@
 // CLI glue for merge, diff, baseline, history and report; the logic lives in harness/report and harness/history.
 #include "harness/cli/tools.h"
 
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
@@ -9,6 +10,8 @@
 #include "harness/cli/bench_cmd.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
+#include "harness/platform/os.h"
+#include "harness/report/color.h"
 #include "harness/report/diff.h"
 #include "harness/report/html_report.h"
 #include "harness/report/merge.h"
@@ -28,6 +31,7 @@ struct ToolCommands {
   std::vector<std::string> merge_shards;
   HistoryOptions merge_history;
   bool merge_allow_all_skip = false;
+  std::string merge_color = "auto";
 
   CLI::App* diff = nullptr;
   std::vector<std::string> diff_runs;
@@ -49,11 +53,28 @@ struct ToolCommands {
   std::string baseline_results, baseline_out;
 };
 
-void add_history_options(CLI::App* cmd, HistoryOptions& options) {
+void add_history_options(CLI::App* cmd, HistoryOptions& options, HistoryUse use) {
   cmd->add_option("--history", options.path,
                   "history database (default $XDG_STATE_HOME/breakout/history.sqlite, else "
                   "~/.local/state/breakout/history.sqlite; on Windows %LOCALAPPDATA%\\breakout\\history.sqlite)");
-  cmd->add_flag("--no-history", options.off, "do not record this run in the history database");
+  cmd->add_flag("--no-history", options.off,
+                use == HistoryUse::kRecord
+                    ? "do not record this run in the history database"
+                    : "do not read the history database: no escape trend, and no bench run taken from it "
+                      "(a report never writes the history)");
+}
+
+void add_color_option(CLI::App* cmd, std::string& mode) {
+  cmd->add_option("--color", mode,
+                  "colour escapes and overblocks in the summary: auto (only on a terminal, and not when "
+                  "NO_COLOR is set), always, never")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
+bool summary_color(const std::string& mode) {
+  return color_enabled(parse_color_mode(mode).value_or(ColorMode::kAuto), is_tty(1), std::getenv("NO_COLOR"),
+                       std::getenv("TERM"));
 }
 
 #ifdef BREAKOUT_HAVE_HISTORY
@@ -100,7 +121,9 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
   add_history_options(t->merge, t->merge_history);
   t->merge->add_flag("--allow-all-skip", t->merge_allow_all_skip,
                      "exit 0 instead of 5 when every merged execution skipped or none ran");
-  t->merge->footer("Exit status: that of the merged run (0, 3, 1, 5 as for run; 130 when a shard was interrupted);\n"
+  add_color_option(t->merge, t->merge_color);
+  t->merge->footer("Example:\n  breakout merge results/all results/shard-1 results/shard-2\n"
+                   "Exit status: that of the merged run (0, 3, 1, 5 as for run; 130 when a shard was interrupted);\n"
                    "2 if the shards do not fit together.");
 
   t->diff = app.add_subcommand("diff", "compare two runs (results files or history run ids), or a run with a baseline");
@@ -111,7 +134,10 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
   t->diff->add_option("--allow-change", t->diff_allow_change,
                       "identity fields NEW may change without failing the gate: spawner,version,suite,policies,platform")
       ->delimiter(',');
-  t->diff->footer("Exit status: 0 nothing new, no coverage lost; 4 a new escape or a new failing verdict (relative\n"
+  t->diff->footer("Examples:\n"
+                  "  breakout diff results/last-release results/now\n"
+                  "  breakout diff --baseline bwrap.baseline.json results/now\n"
+                  "Exit status: 0 nothing new, no coverage lost; 4 a new escape or a new failing verdict (relative\n"
                   "to BASE or the baseline), or for two bench runs (breakout.bench/1 files or bench run ids) a\n"
                   "significant latency slowdown (Mann-Whitney U, docs/bench.md); 5 lost coverage: an execution\n"
                   "judged in the base is skipped, in error or missing, the spawner, its version, the suite, the\n"
@@ -123,6 +149,8 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
   t->history->add_option("--last", t->history_last, "how many runs to list")->capture_default_str()->check(
       CLI::Range(1, 100000));
   t->history->add_option("--trend", t->history_trend, "show escapes per run and p50 spawn latency per bench run of this spawner over time");
+  t->history->footer("Example:\n  breakout history --trend bwrap --last 10\n"
+                     "Exit status: 0 listed; 2 no history database at that path, or it cannot be read.");
 
   t->report = app.add_subcommand("report", "write a self-contained HTML report (and a Markdown summary) of a run");
   t->report->add_option("RESULTS_OR_RUN", t->report_run, "results.json, its directory, or a history run id")
@@ -133,12 +161,17 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
   t->report->add_option("--bench", t->report_bench,
                         "breakout.bench/1 file or bench run id to show (default: the newest bench run of the "
                         "run's spawner in the history)");
-  add_history_options(t->report, t->report_history);
+  add_history_options(t->report, t->report_history, HistoryUse::kRead);
+  t->report->footer("Example:\n  breakout report results/now --out report.html --markdown summary.md --baseline bwrap.baseline.json\n"
+                    "Exit status: 0 written (whatever the run's verdicts); 2 the run, baseline or bench run cannot be\n"
+                    "read, or a file cannot be written.");
 
   t->baseline = app.add_subcommand("baseline", "write an accepted-baseline file from a run's failing executions");
   t->baseline->add_option("RESULTS", t->baseline_results, "results.json or its directory")->required();
   t->baseline->add_option("--out", t->baseline_out, "baseline file to write (commit it next to your sandbox)")
       ->required();
+  t->baseline->footer("Example:\n  breakout baseline results/now --out bwrap.baseline.json\n"
+                      "Exit status: 0 written; 2 the results cannot be read or the file cannot be written.");
   return t;
 }
 
@@ -162,7 +195,7 @@ int cmd_merge(const ToolCommands& t) {
               << "; the merged run is incomplete\n";
   if (merged.info.interrupted) std::cerr << "breakout: warning: a shard was interrupted; the merged run is partial\n";
   write_results(t.merge_out, merged.info, merged.records);
-  print_summary(std::cout, merged.info, merged.records, t.merge_out);
+  print_summary(std::cout, merged.info, merged.records, t.merge_out, summary_color(t.merge_color));
   record_history(t.merge_history, merged.info, merged.records);
   return merged.info.interrupted ? 130 : nothing_judged_status(merged.records, t.merge_allow_all_skip);
 }

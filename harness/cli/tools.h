@@ -19,7 +19,14 @@ struct HistoryOptions {
   std::string path;   // --history; "" = the default location
   bool off = false;   // --no-history
 };
-void add_history_options(CLI::App* cmd, HistoryOptions& options);
+// kRecord: the command writes the run into the history (run, merge, bench); kRead: it only reads it (report).
+enum class HistoryUse { kRecord, kRead };
+void add_history_options(CLI::App* cmd, HistoryOptions& options, HistoryUse use = HistoryUse::kRecord);
+
+// --color=auto|always|never for a command that prints the terminal summary, and whether that summary
+// (on stdout) is painted: report/color.h's rule with stdout's terminal, NO_COLOR and TERM.
+void add_color_option(CLI::App* cmd, std::string& mode);
+bool summary_color(const std::string& mode);
 
 // Records a finished run; a history failure is reported on stderr and never
 // changes the run's exit status (the results files are already written).

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "harness/core/error.h"
+#include "harness/core/suggest.h"
 #include "harness/core/toml_schema.h"
 #include "harness/model/class_spec.h"
 #include "harness/model/expectation.h"
@@ -193,7 +194,11 @@ namespace {
 fs::path suite_file(const std::string& name_or_path, const fs::path& scenarios_dir) {
   fs::path file = name_or_path;
   if (file.extension() != ".toml") file = scenarios_dir / "suites" / (name_or_path + ".toml");
-  if (!fs::exists(file)) throw Error("no-suite", "no suite '" + name_or_path + "' (looked for " + file.string() + ")");
+  if (!fs::exists(file)) {
+    const std::string hint =
+        fs::path(name_or_path).extension() == ".toml" ? "" : "; " + did_you_mean(name_or_path, list_suites(scenarios_dir));
+    throw Error("no-suite", "no suite '" + name_or_path + "' (looked for " + file.string() + ")" + hint);
+  }
   return file;
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "harness/core/error.h"
+#include "harness/core/json_file.h"
 #include "harness/core/text.h"
 
 namespace breakout {
@@ -171,21 +172,15 @@ nlohmann::json baseline_json(const Results& r) {
 }
 
 nlohmann::json load_baseline(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read baseline " + path.string());
-  try {
-    auto j = nlohmann::json::parse(in);
-    if (!j.is_object() || j.value("schema", "") != "breakout.baseline/1" || !j.contains("accepted") ||
-        !j["accepted"].is_array())
-      throw Error("not a breakout.baseline/1 document");
-    for (const char* list : {"passed", "skipped"})
-      if (j.contains(list) && !j[list].is_array()) throw Error(std::string("`") + list + "` is not a list of ids");
-    return j;
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path.string() + ": " + e.what());
-  } catch (const Error& e) {
-    throw Error(path.string() + ": " + e.what());
-  }
+  const nlohmann::json j = read_json_file(path, "baseline");  // plain words on bad JSON
+  const std::string where = printable_path(path) + ": ";
+  const auto schema = j.is_object() ? j.find("schema") : j.end();
+  if (!j.is_object() || schema == j.end() || *schema != "breakout.baseline/1" || !j.contains("accepted") ||
+      !j["accepted"].is_array())
+    throw Error("bad-baseline", where + "not a breakout.baseline/1 document (`breakout baseline` writes one)");
+  for (const char* list : {"passed", "skipped"})
+    if (j.contains(list) && !j[list].is_array()) throw Error("bad-baseline", where + "`" + list + "` is not a list of ids");
+  return j;
 }
 
 nlohmann::json diff_json(const Diff& d) {

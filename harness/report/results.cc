@@ -8,6 +8,7 @@
 
 #include "harness/core/error.h"
 #include "harness/core/text.h"
+#include "harness/report/color.h"
 
 namespace breakout {
 
@@ -153,8 +154,18 @@ void print_residue(std::ostream& out, const ResidueFindings& f) {
 
 }  // namespace
 
+namespace {
+
+// `text` right-aligned in `width` columns, then painted: the escape codes must not count as width.
+std::string cell(const std::string& verdict, const std::string& text, int width, bool color) {
+  const std::string padded = std::string(text.size() < static_cast<std::size_t>(width) ? width - text.size() : 0, ' ') + text;
+  return text == "-" ? padded : paint_verdict(verdict, padded, color);
+}
+
+}  // namespace
+
 void print_summary(std::ostream& out, const RunInfo& info, const std::vector<AttemptRecord>& records,
-                   const fs::path& out_dir) {
+                   const fs::path& out_dir, bool color) {
   out << "\nbreakout " << info.suite << " suite against " << info.spawner
       << (info.spawner_version.empty() ? "" : " (" + info.spawner_version + ")") << ", " << records.size()
       << " attempts in " << std::fixed << std::setprecision(1) << info.wall_seconds << " s\n";
@@ -172,7 +183,7 @@ void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Att
     out << std::left << std::setw(34) << row;
     for (auto c : cols) {
       auto it = counts.find(c);
-      out << std::right << std::setw(10) << (it == counts.end() ? std::string("-") : std::to_string(it->second));
+      out << cell(c, it == counts.end() ? std::string("-") : std::to_string(it->second), 10, color);
     }
     out << "\n";
   }
@@ -180,7 +191,9 @@ void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Att
   for (const auto& r : records) {
     if (r.verdict == Verdict::kPass || r.verdict == Verdict::kSkip) continue;
     if (!header) out << "\nFindings:\n", header = true;
-    out << "  " << std::left << std::setw(9) << to_string(r.verdict) << " " << r.id << "\n            "
+    std::string word = to_string(r.verdict);
+    word.resize(std::max<std::size_t>(word.size(), 9), ' ');
+    out << "  " << paint_verdict(to_string(r.verdict), word, color) << " " << r.id << "\n            "
         << shorten(printable_excerpt(r.reason, 2048), 300) << "\n";
   }
   std::map<std::string, int> skip_reasons;
@@ -191,7 +204,10 @@ void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Att
   const auto counts = count_verdicts(records);
   print_residue(out, info.residue);
   out << "\nTotal:";
-  for (auto c : cols) out << " " << counts.at(c) << " " << c << (c == cols[5] ? "" : ",");
+  for (auto c : cols) {
+    const std::string n_c = std::to_string(counts.at(c)) + " " + c;
+    out << " " << (counts.at(c) > 0 ? paint_verdict(c, n_c, color) : n_c) << (c == cols[5] ? "" : ",");
+  }
   if (!interrupted.empty()) out << "\n" << interrupted << " (partial results, exit status 130)";
   out << "\nResults: " << (out_dir / "results.json").string() << "\n         " << (out_dir / "junit.xml").string()
       << "\nReport:  " << (out_dir / "report.html").string() << "\n         " << (out_dir / "summary.md").string()

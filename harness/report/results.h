@@ -55,8 +55,9 @@ std::optional<std::string> all_skipped_reason(const std::vector<AttemptRecord>& 
 
 nlohmann::json results_json(const RunInfo& info, const std::vector<AttemptRecord>& records);
 std::string junit_xml(const RunInfo& info, const std::vector<AttemptRecord>& records);
+// The terminal summary; `color`: escapes and overblocks painted (report/color.h decides when).
 void print_summary(std::ostream& out, const RunInfo& info, const std::vector<AttemptRecord>& records,
-                   const std::filesystem::path& out_dir);
+                   const std::filesystem::path& out_dir, bool color = false);
 
 // Writes results.json and junit.xml into `dir` (created if needed).
 void write_results(const std::filesystem::path& dir, const RunInfo& info, const std::vector<AttemptRecord>& records);

@@ -5,6 +5,8 @@
 #include <fstream>
 
 #include "harness/core/error.h"
+#include "harness/core/json_file.h"
+#include "harness/core/text.h"
 
 namespace breakout {
 
@@ -91,16 +93,13 @@ Results results_from_json(const nlohmann::json& j) {
 
 Results load_results(const fs::path& path) {
   const fs::path file = fs::is_directory(path) ? path / "results.json" : path;
-  std::ifstream in(file);
-  if (!in) throw Error("cannot read " + file.string());
-  nlohmann::json j;
+  const nlohmann::json j = read_json_file(file, "results file");  // plain words on bad JSON
   try {
-    j = nlohmann::json::parse(in);
     return results_from_json(j);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(file.string() + ": " + e.what());
+    throw Error("bad-results", printable_path(file) + ": not a valid breakout.results/1 file: " + json_error_text(e));
   } catch (const Error& e) {
-    throw Error(file.string() + ": " + e.what());
+    throw Error("bad-results", printable_path(file) + ": " + printable_excerpt(e.what(), 600));
   }
 }
 

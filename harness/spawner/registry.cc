@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "harness/core/error.h"
+#include "harness/core/suggest.h"
 #include "harness/core/toml_schema.h"
 #include "harness/spawner/driver_spawner.h"
 #include "harness/spawner/spawner.h"
@@ -68,8 +69,11 @@ std::unique_ptr<Spawner> make_spawner(const std::string& name_or_profile, const 
   const auto [name, version] = split_release(name_or_profile);
   fs::path file = name;
   if (file.extension() != ".toml") file = spawners_dir / (name + ".toml");
-  if (!fs::exists(file))
-    throw Error("no-spawner", "no spawner '" + name + "' (looked for " + file.string() + ")");
+  if (!fs::exists(file)) {
+    // A name (not a path) gets the nearest profile name: `--spawner bwarp` is a typo of bwrap.
+    const std::string hint = fs::path(name).extension() == ".toml" ? "" : "; " + did_you_mean(name, list_spawners(spawners_dir));
+    throw Error("no-spawner", "no spawner '" + name + "' (looked for " + file.string() + ")" + hint);
+  }
   const std::string text = schema::read_file(file.string());
   const toml::table root = schema::parse(text, file.string());
   if (!version.empty()) return make_release(root, file, name_or_profile, version);
