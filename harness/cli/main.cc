@@ -22,6 +22,7 @@
 #include "harness/platform/os.h"
 #include "harness/report/out_dir.h"
 #include "harness/report/results.h"
+#include "harness/report/sarif.h"
 #include "harness/run/plan.h"
 #include "harness/run/preflight.h"
 #include "harness/run/runner.h"
@@ -101,6 +102,7 @@ struct RunOptions {
   bool no_external = false;
   bool real_host = false;
   bool allow_all_skip = false;
+  bool sarif_all = false;
   std::string real_host_endpoint;
   HistoryOptions history;
 };
@@ -236,6 +238,11 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
                 << std::flush;
   };
   RunOutcome outcome = run_all(plan, ctx, info.jobs, progress);
+  // Where each attempt is written, as results.json and results.sarif give it: relative to here or to the data dir.
+  std::error_code cwd_ec;
+  const fs::path cwd = fs::current_path(cwd_ec);
+  for (auto& r : outcome.records)
+    if (!r.source_file.empty()) r.source_file = source_path(r.source_file, paths.scenarios.parent_path(), cwd);
   const std::vector<AttemptRecord>& records = outcome.records;
   if (tty) std::cerr << "\r\033[K";
   // Interrupted: no attempt starts any more, the running ones were killed through their containments
@@ -249,6 +256,9 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   info.finished_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
   info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   write_results(out_dir, info, records);
+  SarifOptions sarif;
+  sarif.all = o.sarif_all;
+  write_sarif(out_dir / "results.sarif", info, records, sarif);
   out.keep();
   write_run_report(out_dir);
   print_summary(std::cout, info, records, out_dir);
@@ -276,7 +286,7 @@ int main(int argc, char** argv) {
   list->add_option("--suite", list_suite, "suite whose scenarios to list")->capture_default_str();
 
   RunOptions ro;
-  CLI::App* run = app.add_subcommand("run", "run a suite against a spawner; writes results.json, junit.xml, report.html and summary.md");
+  CLI::App* run = app.add_subcommand("run", "run a suite against a spawner; writes results.json, junit.xml, results.sarif, report.html and summary.md");
   run->add_option("--spawner", ro.spawner, "none, a profile name (bwrap, firejail) or a profile .toml path")
       ->capture_default_str();
   run->add_option("--driver", ro.driver,
@@ -294,6 +304,8 @@ int main(int argc, char** argv) {
   run->add_option("--shard", ro.shard, "run only shard K of N (K/N): a stable split by execution group, for CI matrices");
   run->add_flag("--allow-all-skip", ro.allow_all_skip,
                 "exit 0 instead of 5 when every execution skipped or none ran (e.g. a Windows suite on Linux)");
+  run->add_flag("--sarif-all", ro.sarif_all,
+                "results.sarif lists passes and skips too (kind pass/notApplicable), not only the findings");
   add_history_options(run, ro.history);
   run->footer(
       "Exit status: 0 all pass/skip (at least one judged), 3 an escape was found, 1 overblock/broken/error\n"
