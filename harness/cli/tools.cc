@@ -307,7 +307,10 @@ int cmd_report(const ToolCommands& t) {
   in.results = load_run(t.report_run, t.report_history);
   if (!t.report_baseline.empty()) {
     const auto current = verdict_map(in.results);
-    for (const auto& a : load_baseline(t.report_baseline)["accepted"]) {
+    // Held here: a range-for over a member of the temporary load_baseline() returns would read it
+    // after it is destroyed (the temporary lives only as long as the range expression before C++23).
+    const nlohmann::json baseline = load_baseline(t.report_baseline);
+    for (const auto& a : baseline.at("accepted")) {
       const std::string id = a.value("id", "");
       if (auto it = current.find(id); it != current.end() && it->second.verdict == a.value("verdict", ""))
         in.accepted.insert(id);

@@ -58,7 +58,7 @@ def validate(path, tmp_path):
     assert p.returncode == 0 and out.is_file(), p.stdout[-3000:] + p.stderr[-3000:]
     found = results(json.loads(out.read_text()))
     errors = [f for f in found if f.get("level") == "error"]
-    assert not errors, "\n".join(f"{f['ruleId']}: {f['message']['text']}" for f in errors)
+    assert not errors, "\n".join(f"{f['ruleId']}: {json.dumps(f['message'])}" for f in errors)
     return found
 
 
@@ -101,7 +101,7 @@ def test_one_result_per_finding_escapes_as_errors(runs):
         a = findings[r["properties"]["execution"]]
         assert r["ruleId"] == a["attempt"] == rules[r["ruleIndex"]]["id"]
         assert (r["level"], r["kind"]) == (("error", "fail") if a["verdict"] == "escape" else ("warning", "fail"))
-        assert "Reproduce: breakout run --spawner none" in r["message"]["text"]
+        assert "Reproduce: breakout run --spawner 'none' --suite 'default' --only '" + a["id"] + "'" in r["message"]["text"]
 
 
 def test_location_is_the_attempt_in_its_scenario_file(runs):

@@ -116,7 +116,7 @@ TEST(Sarif, FingerprintsStableAcrossRunsTempDirsAndDates) {
 
 TEST(Sarif, ControlCharactersAreEscapedAndTextBounded) {
   AttemptRecord r = record("x", "fs:sibling/a", Verdict::kEscape);
-  r.reason = std::string("\x1b]8;;http://evil\x07click\x1b[2J\xff\xfe") + '\0' + "end";
+  r.reason = std::string("\x1b]8;;http://evil\x07" "click\x1b[2J\xff\xfe") + '\0' + "end";
   r.evidence = {{"stdout", std::string(100000, 'A') + "\x1b[31m"}};
   r.title = std::string("t\r\nitle\x1b");
   RunInfo info;
