@@ -1,5 +1,5 @@
 # The CI gate for Windows runners, the PowerShell twin of ci/gate.sh: run a suite against a spawner,
-# write results, JUnit, the HTML report and the Markdown summary, and fail only on findings an
+# write results, JUnit, SARIF, the HTML report and the Markdown summary, and fail only on findings an
 # accepted baseline does not cover.
 #
 # Usage: pwsh ci/gate.ps1 (-Spawner S | -Driver CMD) [-Suite NAME|FILE] [-Baseline FILE] [-Out DIR]
@@ -55,7 +55,8 @@ if (-not (Test-Path -LiteralPath $results) -or $rc -eq 2 -or $rc -eq 130) {
 
 $summary = Join-Path $Out 'summary.md'
 $reportArgs = @()
-if ($Baseline) { $reportArgs = @('--baseline', $Baseline) }
+# With a baseline, results.sarif is written again with the findings it accepts marked suppressed.
+if ($Baseline) { $reportArgs = @('--baseline', $Baseline, '--sarif', (Join-Path $Out 'results.sarif')) }
 & $Bin report $results --out (Join-Path $Out 'report.html') --markdown $summary @reportArgs
 if ($LASTEXITCODE -ne 0) { [Console]::Error.WriteLine('gate: warning: report not written') }
 $gate = $rc
@@ -76,7 +77,7 @@ if ($Baseline) {
 if ($env:GITHUB_STEP_SUMMARY -and (Test-Path -LiteralPath $summary)) {
   Get-Content -LiteralPath $summary -Raw | Add-Content -LiteralPath $env:GITHUB_STEP_SUMMARY -Encoding utf8
 }
-Write-Output "gate: results $results, JUnit $(Join-Path $Out 'junit.xml'), report $(Join-Path $Out 'report.html'), summary $summary"
+Write-Output "gate: results $results, JUnit $(Join-Path $Out 'junit.xml'), SARIF $(Join-Path $Out 'results.sarif'), report $(Join-Path $Out 'report.html'), summary $summary"
 switch ($gate) {
   0 { Write-Output 'gate: PASS' }
   4 { [Console]::Error.WriteLine('gate: FAIL: a new escape or failing verdict that the baseline does not accept') }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CI gate for users' pipelines: run a suite against a spawner, write results, JUnit, the HTML
+# The CI gate for users' pipelines: run a suite against a spawner, write results, JUnit, SARIF, the HTML
 # report and the Markdown summary, and fail only on findings an accepted baseline does not cover.
 #
 # Usage: bash ci/gate.sh [--spawner S | --driver CMD] [--suite NAME|FILE] [--baseline FILE]
@@ -50,7 +50,8 @@ if [[ ! -f $out/results.json ]] || [[ $rc -eq 2 || $rc -eq 130 ]]; then
 fi
 
 report_args=()
-[[ -n $baseline ]] && report_args=(--baseline "$baseline")
+# With a baseline, results.sarif is written again with the findings it accepts marked suppressed.
+[[ -n $baseline ]] && report_args=(--baseline "$baseline" --sarif "$out/results.sarif")
 "$bin" report "$out/results.json" --out "$out/report.html" --markdown "$out/summary.md" "${report_args[@]}" \
   || echo "gate: warning: report not written" >&2
 gate=$rc
@@ -63,7 +64,7 @@ if [[ -n $baseline ]]; then
     >> "$out/summary.md"
 fi
 [[ -n ${GITHUB_STEP_SUMMARY:-} && -f $out/summary.md ]] && cat "$out/summary.md" >> "$GITHUB_STEP_SUMMARY"
-echo "gate: results $out/results.json, JUnit $out/junit.xml, report $out/report.html, summary $out/summary.md"
+echo "gate: results $out/results.json, JUnit $out/junit.xml, SARIF $out/results.sarif, report $out/report.html, summary $out/summary.md"
 case $gate in
   0) echo "gate: PASS" ;;
   4) echo "gate: FAIL: a new escape or failing verdict that the baseline does not accept" >&2 ;;

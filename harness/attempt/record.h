@@ -38,6 +38,10 @@ struct Execution {
 struct AttemptRecord {
   std::string id, group, attempt_id, title, description, reference, klass, policy, target;
   std::string role;        // "deny", "allow" (a control) or "contract"
+  // Where the attempt is written: its file as a URI reference (relative to the run's directory or to
+  // breakout's data directory, report/sarif.h source_uri) and the line of its [[attempt]] header.
+  std::string source_file;
+  int source_line = 0;
   std::string expected, expected_why, probe;
   std::vector<std::string> probe_argv, spawner_argv;
   Verdict verdict = Verdict::kError;

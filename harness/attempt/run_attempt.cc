@@ -106,6 +106,8 @@ AttemptRecord describe(const Execution& ex) {
   rec.title = a.title;
   rec.description = a.description;
   rec.reference = a.reference;
+  rec.source_file = a.file;
+  rec.source_line = a.line;
   rec.klass = to_string(a.klass);
   rec.policy = ex.policy->name;
   rec.target = ex.target ? ex.target->text : "";

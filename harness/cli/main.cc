@@ -27,6 +27,7 @@
 #include "harness/platform/os.h"
 #include "harness/report/out_dir.h"
 #include "harness/report/results.h"
+#include "harness/report/sarif.h"
 #include "harness/run/plan.h"
 #include "harness/run/preflight.h"
 #include "harness/run/progress.h"
@@ -116,6 +117,7 @@ struct RunOptions {
   bool no_external = false;
   bool real_host = false;
   bool allow_all_skip = false;
+  bool sarif_all = false;
   std::string real_host_endpoint;
   std::string color = "auto";
   HistoryOptions history;
@@ -257,6 +259,11 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   };
   RunOutcome outcome = run_all(plan, ctx, info.jobs, progress);
   ticker.reset();
+  // Where each attempt is written, as results.json and results.sarif give it: relative to here or to the data dir.
+  std::error_code cwd_ec;
+  const fs::path cwd = fs::current_path(cwd_ec);
+  for (auto& r : outcome.records)
+    if (!r.source_file.empty()) r.source_file = source_path(r.source_file, paths.scenarios.parent_path(), cwd);
   const std::vector<AttemptRecord>& records = outcome.records;
   if (tty) std::cerr << "\r\033[K";
   // Interrupted: no attempt starts any more, the running ones were killed through their containments
@@ -270,6 +277,9 @@ int cmd_run(const Paths& paths, const RunOptions& o) {
   info.finished_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
   info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   write_results(out_dir, info, records);
+  SarifOptions sarif;
+  sarif.all = o.sarif_all;
+  write_sarif(out_dir / "results.sarif", info, records, sarif);
   out.keep();
   write_run_report(out_dir);
   print_summary(std::cout, info, records, out_dir, summary_color(o.color));
@@ -323,7 +333,7 @@ int main(int argc, char** argv) {
                "Exit status: 0 listed; 2 an unknown suite or a suite that does not parse.");
 
   RunOptions ro;
-  CLI::App* run = app.add_subcommand("run", "run a suite against a spawner; writes results.json, junit.xml, report.html and summary.md");
+  CLI::App* run = app.add_subcommand("run", "run a suite against a spawner; writes results.json, junit.xml, results.sarif, report.html and summary.md");
   run->add_option("--spawner", ro.spawner, "none, a profile name (bwrap, firejail) or a profile .toml path")
       ->capture_default_str();
   run->add_option("--driver", ro.driver,
@@ -341,6 +351,8 @@ int main(int argc, char** argv) {
   run->add_option("--shard", ro.shard, "run only shard K of N (K/N): a stable split by execution group, for CI matrices");
   run->add_flag("--allow-all-skip", ro.allow_all_skip,
                 "exit 0 instead of 5 when every execution skipped or none ran (e.g. a Windows suite on Linux)");
+  run->add_flag("--sarif-all", ro.sarif_all,
+                "results.sarif lists passes and skips too (kind pass/notApplicable), not only the findings");
   add_history_options(run, ro.history);
   add_color_option(run, ro.color);
   run->footer(

@@ -16,6 +16,7 @@
 #include "harness/report/html_report.h"
 #include "harness/report/merge.h"
 #include "harness/report/results_io.h"
+#include "harness/report/sarif.h"
 #ifdef BREAKOUT_HAVE_HISTORY
 #include "harness/history/bench_history.h"
 #include "harness/history/history.h"
@@ -32,6 +33,7 @@ struct ToolCommands {
   HistoryOptions merge_history;
   bool merge_allow_all_skip = false;
   std::string merge_color = "auto";
+  bool merge_sarif_all = false;
 
   CLI::App* diff = nullptr;
   std::vector<std::string> diff_runs;
@@ -46,7 +48,8 @@ struct ToolCommands {
   bool history_trend_all = false;
 
   CLI::App* report = nullptr;
-  std::string report_run, report_out = "report.html", report_markdown, report_baseline, report_bench;
+  std::string report_run, report_out = "report.html", report_markdown, report_baseline, report_bench, report_sarif;
+  bool report_sarif_all = false;
   HistoryOptions report_history;
 
   CLI::App* baseline = nullptr;
@@ -113,7 +116,7 @@ Results load_history_run(const HistoryOptions&, const std::string& run_id) {
 
 std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
   auto t = std::make_shared<ToolCommands>();
-  t->merge = app.add_subcommand("merge", "combine shard results (run --shard K/N) into one results.json + junit.xml");
+  t->merge = app.add_subcommand("merge", "combine shard results (run --shard K/N) into one results.json, junit.xml and results.sarif");
   t->merge->add_option("OUT_DIR", t->merge_out, "directory for the merged results")->required();
   t->merge->add_option("SHARD_DIR", t->merge_shards, "shard results directories or results.json files")
       ->required()
@@ -122,6 +125,7 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
   t->merge->add_flag("--allow-all-skip", t->merge_allow_all_skip,
                      "exit 0 instead of 5 when every merged execution skipped or none ran");
   add_color_option(t->merge, t->merge_color);
+  t->merge->add_flag("--sarif-all", t->merge_sarif_all, "results.sarif lists passes and skips too, not only the findings");
   t->merge->footer("Example:\n  breakout merge results/all results/shard-1 results/shard-2\n"
                    "Exit status: that of the merged run (0, 3, 1, 5 as for run; 130 when a shard was interrupted);\n"
                    "2 if the shards do not fit together.");
@@ -158,6 +162,9 @@ std::shared_ptr<ToolCommands> add_tool_commands(CLI::App& app) {
   t->report->add_option("--out", t->report_out, "HTML file to write")->capture_default_str();
   t->report->add_option("--markdown", t->report_markdown, "also write a Markdown summary (for CI step summaries)");
   t->report->add_option("--baseline", t->report_baseline, "show findings this baseline accepts separately");
+  t->report->add_option("--sarif", t->report_sarif,
+                        "also write SARIF 2.1.0 to this file (findings a --baseline accepts carry a suppression)");
+  t->report->add_flag("--sarif-all", t->report_sarif_all, "with --sarif: list passes and skips too, not only the findings");
   t->report->add_option("--bench", t->report_bench,
                         "breakout.bench/1 file or bench run id to show (default: the newest bench run of the "
                         "run's spawner in the history)");
@@ -195,6 +202,9 @@ int cmd_merge(const ToolCommands& t) {
               << "; the merged run is incomplete\n";
   if (merged.info.interrupted) std::cerr << "breakout: warning: a shard was interrupted; the merged run is partial\n";
   write_results(t.merge_out, merged.info, merged.records);
+  SarifOptions sarif;
+  sarif.all = t.merge_sarif_all;
+  write_sarif(fs::path(t.merge_out) / "results.sarif", merged.info, merged.records, sarif);
   print_summary(std::cout, merged.info, merged.records, t.merge_out, summary_color(t.merge_color));
   record_history(t.merge_history, merged.info, merged.records);
   return merged.info.interrupted ? 130 : nothing_judged_status(merged.records, t.merge_allow_all_skip);
@@ -330,7 +340,10 @@ int cmd_report(const ToolCommands& t) {
   in.results = load_run(t.report_run, t.report_history);
   if (!t.report_baseline.empty()) {
     const auto current = verdict_map(in.results);
-    for (const auto& a : load_baseline(t.report_baseline)["accepted"]) {
+    // Held here: a range-for over a member of the temporary load_baseline() returns would read it
+    // after it is destroyed (the temporary lives only as long as the range expression before C++23).
+    const nlohmann::json baseline = load_baseline(t.report_baseline);
+    for (const auto& a : baseline.at("accepted")) {
       const std::string id = a.value("id", "");
       if (auto it = current.find(id); it != current.end() && it->second.verdict == a.value("verdict", ""))
         in.accepted.insert(id);
@@ -359,6 +372,14 @@ int cmd_report(const ToolCommands& t) {
   if (!t.report_markdown.empty()) {
     write_file(t.report_markdown, markdown_summary(in));
     std::cout << "breakout: Markdown summary written to " << t.report_markdown << "\n";
+  }
+  if (!t.report_sarif.empty()) {
+    SarifOptions sarif;
+    sarif.all = t.report_sarif_all;
+    sarif.accepted = in.accepted;
+    sarif.baseline = t.report_baseline;
+    write_sarif(t.report_sarif, in.results.info, in.results.records, sarif);
+    std::cout << "breakout: SARIF written to " << t.report_sarif << "\n";
   }
   return 0;
 }

@@ -174,6 +174,18 @@ std::optional<AttemptClass> attempt_class_from(const std::string& s) {
   return std::nullopt;
 }
 
+namespace {
+
+// The line of an [[attempt]] table: toml++ records the header's position as the table's source
+// region (toml::source_region); its id's line when the table has none.
+int source_line(const toml::table& t) {
+  if (t.source().begin.line > 0) return static_cast<int>(t.source().begin.line);
+  if (const toml::node* id = t.get("id")) return static_cast<int>(id->source().begin.line);
+  return 0;
+}
+
+}  // namespace
+
 std::vector<Attempt> parse_attempts_text(const std::string& text, const std::string& origin) {
   const toml::table root = schema::parse(text, origin);
   schema::only_fields(root, {"attempt"}, origin);
@@ -185,6 +197,8 @@ std::vector<Attempt> parse_attempts_text(const std::string& text, const std::str
     const std::string where = origin + ": attempt[" + std::to_string(i) + "]";
     if (!t) schema::fail("wrong-type", where, "must be a table");
     out.push_back(parse_attempt(*t, where));
+    out.back().file = origin;
+    out.back().line = source_line(*t);
   }
   return out;
 }

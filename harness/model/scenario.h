@@ -134,6 +134,10 @@ struct Attempt {
   bool timeout_override = false;       // when true, `timeout` replaces the policy's
   std::optional<std::chrono::milliseconds> timeout;
   std::string source;        // file it came from
+  // Where it is written (results.json "source", results.sarif's location): the attempts file as
+  // loaded and the line of its [[attempt]] header (0: not from a file, e.g. a live-fuzzing case).
+  std::string file;
+  int line = 0;
 };
 
 struct Suite {

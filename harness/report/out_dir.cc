@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 namespace {
 
 [[noreturn]] void refuse(const fs::path& dir, const std::string& why) {
-  throw Error("bad-out", "--out " + dir.string() + ": " + why + " (results.json, junit.xml and the report go there)");
+  throw Error("bad-out", "--out " + dir.string() + ": " + why + " (results.json, junit.xml, results.sarif and the report go there)");
 }
 
 }  // namespace

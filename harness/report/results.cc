@@ -72,6 +72,8 @@ nlohmann::json results_json(const RunInfo& info, const std::vector<AttemptRecord
                         {"stdout_excerpt", r.stdout_excerpt},
                         {"stderr_excerpt", r.stderr_excerpt},
                         {"duration_ms", r.duration_ms}});
+    if (!r.source_file.empty())
+      attempts.back()["source"] = {{"file", r.source_file}, {"line", r.source_line}};
   }
   return {{"schema", "breakout.results/1"},
           {"run",
@@ -210,6 +212,7 @@ void print_summary(std::ostream& out, const RunInfo& info, const std::vector<Att
   }
   if (!interrupted.empty()) out << "\n" << interrupted << " (partial results, exit status 130)";
   out << "\nResults: " << (out_dir / "results.json").string() << "\n         " << (out_dir / "junit.xml").string()
+      << "\n         " << (out_dir / "results.sarif").string()
       << "\nReport:  " << (out_dir / "report.html").string() << "\n         " << (out_dir / "summary.md").string()
       << "\n";
 }

@@ -49,6 +49,10 @@ AttemptRecord record_from_json(const nlohmann::json& a) {
   r.stderr_excerpt = get_or<std::string>(a, "stderr_excerpt", "");
   r.controls = get_or<std::vector<std::string>>(a, "controls", {});
   r.duration_ms = get_or<double>(a, "duration_ms", 0);
+  if (const auto src = a.find("source"); src != a.end() && src->is_object()) {
+    r.source_file = get_or<std::string>(*src, "file", "");
+    r.source_line = get_or<int>(*src, "line", 0);
+  }
   return r;
 }
 
