@@ -57,9 +57,10 @@ def test_workflow_matches_the_schema():
 def test_workflow_uses_the_gates_and_presets_that_exist():
     text = WORKFLOW.read_text()
     presets = {p["name"] for p in json.loads((REPO / "CMakePresets.json").read_text())["configurePresets"]}
-    for preset in ["default", "windows-msvc", "windows-mingw"]:
+    for preset in ["run", "windows-msvc", "windows-mingw"]:
         assert f"cmake --preset {preset}" in text and preset in presets, preset
-    assert "bash ci/gate.sh" in text and "./ci/gate.ps1" in text
+    assert "bash ci/gate.sh --bin /usr/bin/breakout" in text and "./ci/gate.ps1" in text
+    assert "cpack -G DEB" in text and "needs: package" in text  # the .deb built once, installed where it gates
     assert (REPO / "ci" / "gate.ps1").is_file() and (REPO / "vcpkg.json").is_file()
 
 
