@@ -17,8 +17,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// The class oracle's observation against the expectation, and any escape besides it
-// (collateral.h): that one wins over a pass, whatever the execution's role.
 // An allowed execution the harness killed at the policy's timeout before the probe said a word:
 // the spawner did not run the probe to its end in time (seen with srt, whose Node start-up and
 // dependency checks took over 20 s on two cores running 16 busy loops). Nothing shows the sandbox
@@ -35,6 +33,8 @@ Judgement not_judged_timeout(const LaunchResult& run, const Judgement& j) {
                                "time; on a loaded machine, fewer --jobs); " + j.reason};
 }
 
+// The class oracle's observation against the expectation, and any escape besides it
+// (collateral.h): that one wins over a pass, whatever the execution's role.
 void judge_into(Scene& s, const Oracle& oracle, const Observation& seen, const LaunchResult& run) {
   const auto besides = oracle.collateral() ? collateral_escape(s.ex, s.tree, s.request.resolved, s.window(), s.io, s.ctx, seen) : std::nullopt;
   s.rec.evidence.update(seen.evidence);
