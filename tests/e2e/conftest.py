@@ -60,7 +60,17 @@ class Run:
         return [a for a in self.attempts if a["verdict"] == verdict]
 
     def explain(self, records):
-        return "\n".join(f"{a['verdict']:9} {a['id']}: {a['reason']}" for a in records)
+        """One paragraph per record: the verdict and its reason, then what the probe and the spawner
+        said (display only), so an unexpected verdict in a CI log can be read without a rerun."""
+        def one(a):
+            exit_ = a.get("exit") or {}
+            report = a.get("probe_report") or {}
+            said = {k: report[k] for k in ("ok", "step", "errname", "sent") if k in report}
+            return (f"{a['verdict']:9} {a['id']}: {a['reason']}\n"
+                    f"          exit={ {k: exit_.get(k) for k in ('started', 'exit_code', 'signal', 'timed_out')} } "
+                    f"duration_ms={a.get('duration_ms')} probe_report={said or report or None}\n"
+                    f"          stderr={(a.get('stderr_excerpt') or '')[-400:]!r}")
+        return "\n".join(one(a) for a in records)
 
 
 @pytest.fixture(scope="session")

@@ -37,13 +37,17 @@ def test_all_runs_every_member_and_leaves_out_the_opt_in_suites(breakout_bin):
 
 @pytest.mark.parametrize("spawner", ["none", "bwrap"])
 def test_all_judges_what_its_members_judge(run_breakout, spawner):
-    union = verdicts(run_breakout("--spawner", spawner, "--suite", "all"))
-    members = {}
+    union_run = run_breakout("--spawner", spawner, "--suite", "all")
+    union = verdicts(union_run)
+    members, member_runs = {}, {}
     for member in MEMBERS:
-        members.update(verdicts(run_breakout(*member_args(spawner, member))))
+        run = run_breakout(*member_args(spawner, member))
+        members.update(verdicts(run))
+        member_runs.update({a["id"]: a for a in run.attempts})
     assert set(union) == set(members), (sorted(set(union) - set(members))[:10], sorted(set(members) - set(union))[:10])
     differ = {i: (union[i], members[i]) for i in union if union[i] != members[i]}
-    assert not differ, differ
+    assert not differ, (differ, "\nin all:\n" + union_run.explain([a for a in union_run.attempts if a["id"] in differ]) +
+                        "\nin the member suites:\n" + union_run.explain([member_runs[i] for i in differ]))
 
 
 def test_all_under_none_escapes_every_denial_and_runs_each_attempt_under_its_own_policies(run_breakout):
