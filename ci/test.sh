@@ -4,30 +4,47 @@
 # bounded fuzz sessions and end-to-end tests (ctest: GoogleTest + pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Seconds per stage, printed at the end (also when a stage fails), so a CI log says where the time went.
+stage_name="setup: packages and the g++ build (ci/setup.sh)" stage_start=$SECONDS
+stage_times=()
+stage() {
+  stage_times+=("$(printf '%6d s  %s' $((SECONDS - stage_start)) "$stage_name")")
+  stage_name=$1 stage_start=$SECONDS
+  echo "== $1 =="
+}
+print_stage_times() {
+  stage "" >/dev/null
+  echo "== time per stage (ci/test.sh) =="
+  printf '%s\n' "${stage_times[@]}"
+  printf '%6d s  in all\n' "$SECONDS"
+}
+trap print_stage_times EXIT
+
 bash ci/setup.sh
 
-echo "== clang build (warnings are errors) =="
+stage "clang build (warnings are errors)"
 cmake --preset clang >/dev/null
 cmake --build --preset clang -j "$(nproc)"
 
-echo "== mingw-w64 cross build: portable core, Windows platform layer, probes, breakout_win_tests.exe =="
+stage "mingw-w64 cross build: portable core, Windows platform layer, probes, breakout_win_tests.exe"
 cmake --preset mingw >/dev/null
 cmake --build --preset mingw -j "$(nproc)"
 echo "mingw build ok: $(ls build-mingw/bin/*.exe | wc -l) Windows executables"
 bash ci/wine-smoke.sh
-echo "== breakout bench --spawner none under Wine (short smoke: breakout.bench/1, raw/none/pipe rows, history) =="
+stage "breakout bench --spawner none under Wine (short smoke: breakout.bench/1, raw/none/pipe rows, history)"
 bash ci/wine-bench.sh
-echo "== breakout run --spawner none under Wine (the windows suite, judged from results.json) =="
+stage "breakout run --spawner none under Wine (the windows suite, judged from results.json)"
 bash ci/wine-run.sh
-echo "== Windows platform-layer unit tests under Wine (GoogleTest) =="
+stage "Windows platform-layer unit tests under Wine (GoogleTest)"
 bash ci/wine-tests.sh
 
-echo "== unit tests (GoogleTest via ctest) =="
+stage "unit tests (GoogleTest via ctest)"
 ctest --preset default -E e2e_pytest
 
 # A smoke, not a measurement (docs/bench.md): every benchmark runs its calibrated
 # schedule briefly, so a broken spawn path fails here; about 15 s in all.
-echo "== bench smoke (Google Benchmark targets and breakout bench, short min time) =="
+stage "bench smoke (Google Benchmark targets and breakout bench, short min time)"
 test -x build/bin/breakout_bench_spawn || { echo "bench binary not built (libbenchmark-dev missing?)" >&2; exit 1; }
 build/bin/breakout_bench_spawn --benchmark_min_time=0.01 --benchmark_repetitions=2 --bench_budget=5
 mkdir -p build/test-artifacts
@@ -40,12 +57,12 @@ build/bin/breakout bench --spawner reference-driver --min-time 0.02 --repetition
 # every corpus and regression input replayed, then 10 s of fuzzing per target with
 # new inputs in a temp dir (never the repo's corpus); any crash fails. 60 s of fuzzing
 # after the instrumented build (about 30 objects: the longest part on 2 cores).
-echo "== fuzz: libFuzzer build, corpus replay, bounded sessions =="
+stage "fuzz: libFuzzer build, corpus replay, bounded sessions"
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
 ctest --preset fuzz
 bash fuzz/run.sh build-fuzz 10
 
 # Verbose so pytest's own summary, with every skip and its reason, is in the log.
-echo "== end-to-end tests (pytest via ctest) =="
+stage "end-to-end tests (pytest via ctest)"
 ctest --preset default -R e2e_pytest --verbose

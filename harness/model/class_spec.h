@@ -40,8 +40,8 @@ struct RuleInput {
 using ExpectRule = Expectation (*)(const RuleInput&);
 
 struct ClassSpec {
-  AttemptClass klass;
-  const char* name;   // as written in scenario files: "fs-write"
+  AttemptClass klass{};         // from model/classes.def
+  const char* name = nullptr;   // from model/classes.def: as written in scenario files, "fs-write"
   const char* probe;  // the one probe it runs (kDriverFsProbe: none, the harness calls the driver)
   // Traits.
   bool targets = false;     // aims at targets; false: takes none

@@ -15,79 +15,14 @@
 
 namespace breakout {
 
-// What an attempt tries, and therefore which outside oracle judges it. Each class's
-// traits, expectation rule and oracle are its entry in the class table (class_spec.h).
+// What an attempt tries, and therefore which outside oracle judges it: one enumerator per row of
+// model/classes.def, which says what each class tries and how it is judged. Each class's traits,
+// expectation rule and oracle are its entry in the class table (class_spec.h).
 enum class AttemptClass {
-  kFsWrite,       // change something on the host file system      -> snapshot diff
-  kFsRead,        // read a file                                    -> canary token seen outside
-  kNetConnect,    // deliver a nonce to an endpoint                 -> listener received it
-  kEnvLeak,       // see a caller environment variable              -> canary token in output
-  kFdLeak,        // write through a directory fd the caller leaked -> snapshot diff
-  kLifetime,      // leave a process running after the spawn ended  -> heartbeat still advancing
-  kTimeoutKill,   // survive the timeout kill                       -> heartbeat still advancing
-  kExitCode,      // contract: exit code propagated                 -> spawner's exit status
-  kExitSignal,    // contract: death by signal propagated           -> spawner's exit status
-  kCwd,           // contract: requested cwd honoured               -> marker file in that dir
-  kOutputFlood,   // contract: stdout+stderr complete and exact     -> bytes captured outside
-  kNoTimeout,     // contract: "no timeout" means none              -> marker file after the sleep
-  kEnvPinned,     // override a variable the spawner pins           -> override canary in output
-  // Session classes: need a spawner with boot/shutdown (drivers), oracles in attempt/oracles/session_*.cc.
-  kSessionShutdown,  // outlive a shutdown sent while execs run    -> heartbeats still advancing
-  kBootFailure,      // a refused boot leaves host changes behind  -> snapshot diff (ACLs, xattrs)
-  kSessionHygiene,   // boot+exec+shutdown leaves host changes     -> snapshot diff outside the workspace
-  kSessionSetup,     // boot widens access outside the roots       -> boot's own snapshot diff, rights classified
-  // Host objects (target "ipc:<name>", model/host_object.h; oracle in attempt/oracles/host_object.cc):
-  kProcessReach,  // ptrace/read/signal a host process            -> victim's canary, tracer, signal, state
-  kIpcReach,      // SysV/POSIX IPC, host /tmp and /var/tmp files, Windows shared locations -> object changed, canary in output
-  kKeyRead,       // read a key from the host's keyring            -> key's canary in output
-  kTtyInject,     // TIOCSTI into the caller's terminal            -> nonce in the pty's input queue
-  kDnsQuery,      // resolve a nonce name at a harness resolver   -> the resolver saw the name
-  kIoUringWrite,  // create a file through io_uring (no openat)    -> snapshot diff, as fs-write
-  kIoUringConnect,  // connect + send through io_uring (no connect(2)) -> listener received the nonce
-  kSyscallAbiWrite,  // create a file through the i386/x32 syscall ABI -> snapshot diff, as fs-write
-  kRegistryWrite,    // Windows: set a value under a harness-watched HKCU key -> the key's value snapshot changed
-  kNamedObjectReach, // Windows: a harness-owned named pipe / event  -> the pipe received the nonce, the event is set
-  kDesktopReach,     // Windows: a harness-owned window / the clipboard -> the window got the nonce, the canary read, the clipboard changed
-  // Real-host mode only (`run --real-host`, docs/real-host.md): the real HOME, never planted into but canaries.
-  kRealHomeRead,   // read a real secret under the real HOME        -> keyed digest of its bytes in output
-  kRealHomeWrite,  // create a canary-named file in the real HOME   -> the file exists afterwards
-  kRealNetConnect, // connect to the user's external listener      -> `breakout listen` there saw the nonce
-  // The spawner's own file API (driver capability fs, attempt/oracles/fs_api.cc); no probe runs:
-  kFsApiWrite,    // ask the driver to write a nonce at a path      -> snapshot diff, as fs-write
-  kFsApiRead,     // ask the driver to read a canary at a path      -> the canary token in its answer
-  // Recon (harness/attempt/oracles/recon.cc): the probe only holds still; the harness reads its
-  // confinement from the host (/proc, the job's token) and compares it with the policy's promises.
-  kRecon,         // be confined as the policy promises           -> namespaces/token read from outside
-  // Protected paths inside writable roots (policy deny_write; oracles/protected_write.cc):
-  kProtectedWrite, // write .git/hooks, .codex, .mcp.json... in the workspace -> snapshot diff
-  // Through the sandbox's own proxy (network = "proxy"; probe net-connect --route):
-  kProxyConnect,   // deliver a nonce through the proxy (CONNECT, absolute URI, SOCKS5) -> listener received it
-  // An exec request that widens the box (oracles/fs_change.cc): the exec's cwd outside the workspace.
-  kCwdWrite,       // write a relative file from a cwd outside the roots -> snapshot diff, as fs-write
-  // Helpers planted first on the caller's PATH (oracles/path_hijack.cc):
-  kPathHijack,     // stubs in workspace/.bin mark where they ran        -> snapshot diff, as fs-write
-  // The spawner started where its enforcer cannot work (oracles/fail_open.cc):
-  kFailOpen,       // a write outside when bwrap/firejail on PATH fail    -> snapshot diff, as fs-write
-  // A listener inside the sandbox (oracles/inbound.cc):
-  kNetInbound,     // listen, and wait for the host to connect in          -> the harness's own connect got the nonce
-  // The spawner's own later writes at paths the sandbox can replace (oracles/spawner_follow.cc):
-  kSpawnerFollow,  // plant a link where the spawner writes every exec   -> the link's target, by snapshot
-  // Races between a path check and the write (probes/fs-race.cc):
-  kFsRace,         // a flipping symlink, a RENAME_EXCHANGE with an outside dir -> snapshot diff, as fs-write
-  // Windows reads past the sandbox's token (oracle/win/registry_secret.h, raw_device.h):
-  kRegistryRead,   // read a value of a harness-made HKCU/HKLM key     -> the key's canary in the output
-  kDeviceRead,     // read the first sector of \\.\PhysicalDrive0      -> keyed digest of the harness's own read in the output
-  // Socket families besides TCP/UDP/unix (oracle/posix/net_family_objects.h):
-  kNetFamily,      // ICMP echo, NETLINK_ROUTE, AF_VSOCK at harness objects -> the harness's reader, link or listener saw the nonce
-  // A deny-read directory inside a writable root, its ancestor renamed (probes/fs-race.cc --op rename-read):
-  kFsRaceRead,     // rename the ancestor, then (or while) read the file     -> canary token seen outside
-  // A writable submount under a read-only root (oracles/submount.cc mounts a tmpfs in the tree):
-  kSubmountWrite,  // write into the harness's tmpfs outside the roots (nsjail's /run/user) -> snapshot diff of the mount
-  // The spawner's own fs API raced (oracles/fs_api.cc): a link in the workspace flips while write_file runs.
-  kFsApiRace,      // write_file through a flipping workspace symlink   -> snapshot diff, as fs-write
-  // The host socket at a second name the host made (oracles/bind_alias.cc bind-mounts it in the tree):
-  kBindAliasConnect,  // connect to the harness's bind mount of its listener's socket -> the listener received the nonce
-  kCount,  // not a class: the number of classes (keep last; class_table.cc has one entry per class)
+#define BREAKOUT_CLASS(name, text, judge) k##name,
+#include "harness/model/classes.def"
+#undef BREAKOUT_CLASS
+  kCount,  // not a class: the number of classes (keep last)
 };
 const char* to_string(AttemptClass c);
 std::optional<AttemptClass> attempt_class_from(const std::string& s);
