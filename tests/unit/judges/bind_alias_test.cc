@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/judges/support/judge_run.h"
+#include "tests/unit/judges/support/may_mount.h"
 
 namespace breakout::judges {
 namespace {
@@ -18,18 +19,13 @@ ExecScript connects() {
 
 class BindAlias : public ::testing::Test {
  protected:
-  // Whether this process may bind-mount here: asked of the judge itself (its skip says so).
-  bool mounts_here() {
-    const AttemptRecord r = j.run(a, none, "net:unix-workspace");
-    return !(r.verdict == Verdict::kSkip && r.reason.find("CAP_SYS_ADMIN") != std::string::npos);
-  }
   JudgeRun j;
   const Policy& none = j.policy("workspace-write");
   const Attempt a = attempt("bind-alias-connect", {"--target", "{target}", "--nonce", "{nonce}"});
 };
 
 TEST_F(BindAlias, WithoutMountRightsItIsASkipAndNothingRuns) {
-  if (mounts_here()) GTEST_SKIP() << "this process may mount (root): the escape and pass cases cover the judge";
+  if (may_mount()) GTEST_SKIP() << "this process may mount (root): the escape and pass cases cover the judge";
   j.spawner.on_exec = connects();
   const AttemptRecord r = j.run(a, none, "net:unix-outside");
   EXPECT_VERDICT(r, Verdict::kSkip);
@@ -37,7 +33,7 @@ TEST_F(BindAlias, WithoutMountRightsItIsASkipAndNothingRuns) {
 }
 
 TEST_F(BindAlias, TheNonceThroughTheAliasOfAHostSocketIsAnEscape) {
-  if (!mounts_here()) GTEST_SKIP() << "bind mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
+  if (!may_mount()) GTEST_SKIP() << "bind mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
   j.spawner.on_exec = connects();
   const AttemptRecord r = j.run(a, none, "net:unix-outside");
   EXPECT_VERDICT(r, Verdict::kEscape);
@@ -45,7 +41,7 @@ TEST_F(BindAlias, TheNonceThroughTheAliasOfAHostSocketIsAnEscape) {
 }
 
 TEST_F(BindAlias, NoNonceThroughTheAliasIsAPassAndTheWorkspaceAliasIsReached) {
-  if (!mounts_here()) GTEST_SKIP() << "bind mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
+  if (!may_mount()) GTEST_SKIP() << "bind mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
   EXPECT_VERDICT(j.run(a, none, "net:unix-outside"), Verdict::kPass);
   j.spawner.on_exec = connects();
   EXPECT_VERDICT(j.run(a, none, "net:unix-workspace"), Verdict::kPass);

@@ -71,6 +71,7 @@ TEST_F(Recon, APolicyThatPromisesNothingCheckableIsASkip) {
   j.spawner.on_exec = holds(false);
   const AttemptRecord r = j.run(a, j.policy("network-full"));
   EXPECT_VERDICT(r, Verdict::kSkip);
+  EXPECT_NE(r.reason.find("promises nothing recon can check from outside"), std::string::npos) << r.reason;
 }
 
 TEST_F(Recon, AProbeNeverSeenAliveIsAnError) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/judges/support/judge_run.h"
+#include "tests/unit/judges/support/may_mount.h"
 
 namespace breakout::judges {
 namespace {
@@ -18,24 +19,20 @@ ExecScript writes_path() {
 
 class Submount : public ::testing::Test {
  protected:
-  bool mounts_here() {
-    const AttemptRecord r = j.run(a, ws, "fs:workspace/run-user/new-file");
-    return !(r.verdict == Verdict::kSkip && r.reason.find("CAP_SYS_ADMIN") != std::string::npos);
-  }
   JudgeRun j;
   const Policy& ws = j.policy("workspace-write");
   const Attempt a = attempt("submount-write", {"--op", "create", "--path", "{target}"});
 };
 
 TEST_F(Submount, WithoutMountRightsItIsASkipAndNothingRuns) {
-  if (mounts_here()) GTEST_SKIP() << "this process may mount (root): the escape and pass cases cover the judge";
+  if (may_mount()) GTEST_SKIP() << "this process may mount (root): the escape and pass cases cover the judge";
   j.spawner.on_exec = writes_path();
   EXPECT_VERDICT(j.run(a, ws, "fs:sibling/run-user/new-file"), Verdict::kSkip);
   EXPECT_EQ(j.spawner.requests().size(), 0u);
 }
 
 TEST_F(Submount, AWriteIntoTheSubmountOutsideTheRootsIsAnEscape) {
-  if (!mounts_here()) GTEST_SKIP() << "mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
+  if (!may_mount()) GTEST_SKIP() << "mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
   j.spawner.on_exec = writes_path();
   const AttemptRecord r = j.run(a, ws, "fs:sibling/run-user/new-file");
   EXPECT_VERDICT(r, Verdict::kEscape);
@@ -43,7 +40,7 @@ TEST_F(Submount, AWriteIntoTheSubmountOutsideTheRootsIsAnEscape) {
 }
 
 TEST_F(Submount, NoWriteIsAPassAndTheWorkspaceSubmountIsWritten) {
-  if (!mounts_here()) GTEST_SKIP() << "mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
+  if (!may_mount()) GTEST_SKIP() << "mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
   EXPECT_VERDICT(j.run(a, ws, "fs:sibling/run-user/new-file"), Verdict::kPass);
   j.spawner.on_exec = writes_path();
   EXPECT_VERDICT(j.run(a, ws, "fs:workspace/run-user/new-file"), Verdict::kPass);
