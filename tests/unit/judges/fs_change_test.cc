@@ -60,6 +60,20 @@ TEST_F(FsChange, FsWriteThroughAnUnavailablePathFormIsASkipOnlyWhenNothingHappen
   EXPECT_VERDICT(j.run(a, ws, "fs:sibling/new-file"), Verdict::kEscape);
 }
 
+TEST_F(FsChange, FsWriteThroughARouteTheHostLacksIsASkipOnlyWithTheHostsWordToo) {
+  // --via wsl: wsl.exe is a Windows program, so the harness's own check of this Linux host says
+  // the route is absent (interop_route.h); the probe's word alone never excuses.
+  const Attempt a = attempt("fs-write", {"--op", "create", "--via", "wsl", "--path", "{target}"});
+  j.spawner.on_exec = [](const SpawnRequest&, const LaunchSpec&) {
+    return exited(1, report_line({{"route_state", "unavailable"}, {"route_reason", "no wsl.exe"}}));
+  };
+  const AttemptRecord r = j.run(a, ws, "fs:sibling/new-file");
+  EXPECT_VERDICT(r, Verdict::kSkip);
+  EXPECT_NE(r.reason.find("the harness's own check"), std::string::npos) << r.reason;
+  const Attempt unasked = attempt("fs-write", {"--op", "create", "--path", "{target}"});
+  EXPECT_VERDICT(j.run(unasked, ws, "fs:sibling/new-file"), Verdict::kPass);  // a route nobody asked for
+}
+
 TEST_F(FsChange, IoUringWriteIsJudgedByTheSnapshot) {
   const Attempt a = attempt("io-uring-write", {"--path", "{target}"});
   EXPECT_VERDICT(j.run(a, ws, "fs:sibling/uring-new"), Verdict::kPass);
