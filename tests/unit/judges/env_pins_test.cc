@@ -15,9 +15,9 @@ ExecScript env_dump(bool pins_win) {
   return [pins_win](const SpawnRequest& r, const LaunchSpec&) {
     std::map<std::string, std::string> env = r.caller_env;
     auto pin = [&] {
-      for (const auto& [k, v] : r.policy->env.pinned) {
-        std::erase_if(env, [&](const auto& e) { return ascii_lower(e.first) == ascii_lower(k); });
-        env[k] = v;
+      for (const auto& pin : r.policy->env.pinned) {
+        std::erase_if(env, [&](const auto& e) { return ascii_lower(e.first) == ascii_lower(pin.first); });
+        env[pin.first] = pin.second;
       }
     };
     if (pins_win) {
