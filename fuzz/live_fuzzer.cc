@@ -31,7 +31,7 @@
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
 #include "harness/live/live_run.h"
-#include "harness/oracle/spawner_residue.h"
+#include "harness/host/spawner_residue.h"
 #include "harness/platform/os.h"
 #include "harness/spawner/driver_spawner.h"
 #include "harness/spawner/spawner.h"

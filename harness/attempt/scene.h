@@ -16,7 +16,7 @@
 #include "harness/attempt/run_context.h"
 #include "harness/attempt/skip.h"
 #include "harness/attempt/tree.h"
-#include "harness/oracle/fs_snapshot.h"
+#include "harness/host/fs_snapshot.h"
 #include "harness/platform/process.h"
 #include "harness/spawner/spawner.h"
 

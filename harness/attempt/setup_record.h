@@ -15,8 +15,8 @@
 
 #include "harness/attempt/tree.h"
 #include "harness/model/policy.h"
-#include "harness/oracle/access_change.h"
-#include "harness/oracle/fs_snapshot.h"
+#include "harness/host/access_change.h"
+#include "harness/host/fs_snapshot.h"
 
 namespace breakout {
 

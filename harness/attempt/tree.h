@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "harness/core/nonce.h"  // kCanaryPrefix
-#include "harness/oracle/fs_snapshot.h"
+#include "harness/host/fs_snapshot.h"
 
 #include "harness/model/policy.h"
 

@@ -30,7 +30,7 @@ bool host_object_on_external_host(const std::string& name);
 // Whether the host object named `name` can exist on this machine; the reason
 // (the kernel's, e.g. "dev.tty.legacy_tiocsti = 0") when it cannot. Decided at
 // plan time, so an unavailable object is a skip, never a pass. Platform code
-// (oracle/<platform>/host_objects.cc).
+// (host/<platform>/host_objects.cc).
 std::optional<std::string> host_object_unavailable(const std::string& name);
 
 // The same for a whole class whose mechanism the kernel may lack (io-uring-write/-connect:

@@ -74,10 +74,10 @@ enum class AttemptClass {
   kSpawnerFollow,  // plant a link where the spawner writes every exec   -> the link's target, by snapshot
   // Races between a path check and the write (probes/fs-race.cc):
   kFsRace,         // a flipping symlink, a RENAME_EXCHANGE with an outside dir -> snapshot diff, as fs-write
-  // Windows reads past the sandbox's token (oracle/win/registry_secret.h, raw_device.h):
+  // Windows reads past the sandbox's token (host/win/registry_secret.h, raw_device.h):
   kRegistryRead,   // read a value of a harness-made HKCU/HKLM key     -> the key's canary in the output
   kDeviceRead,     // read the first sector of \\.\PhysicalDrive0      -> keyed digest of the harness's own read in the output
-  // Socket families besides TCP/UDP/unix (oracle/posix/net_family_objects.h):
+  // Socket families besides TCP/UDP/unix (host/posix/net_family_objects.h):
   kNetFamily,      // ICMP echo, NETLINK_ROUTE, AF_VSOCK at harness objects -> the harness's reader, link or listener saw the nonce
   // A deny-read directory inside a writable root, its ancestor renamed (probes/fs-race.cc --op rename-read):
   kFsRaceRead,     // rename the ancestor, then (or while) read the file     -> canary token seen outside
@@ -125,7 +125,7 @@ struct Attempt {
   // a spawner that declares one refused skips its controls as that limitation.
   std::vector<Mechanism> needs;
   // `uses = ["names"]`: the probe names its destination, so the run's name server must answer
-  // (oracle/name_server.h; it resolves only for network = "proxy" spawns). Without it: a skip.
+  // (host/name_server.h; it resolves only for network = "proxy" spawns). Without it: a skip.
   bool uses_names = false;
   std::vector<std::string> env;        // "NAME=value" per-exec caller overrides ({placeholders} expanded)
   // The suite's policies it runs under; empty: all of them. Only a union of suites (`all`)

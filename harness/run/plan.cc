@@ -7,7 +7,7 @@
 #include "harness/model/class_spec.h"
 #include "harness/model/host_object.h"
 #include "harness/model/mechanism.h"
-#include "harness/oracle/net_listeners.h"
+#include "harness/host/net_listeners.h"
 #include "harness/spawner/spawner.h"
 
 namespace breakout {

@@ -15,7 +15,7 @@
 
 #include "harness/attempt/work_root.h"
 #include "harness/core/nonce.h"
-#include "harness/oracle/fs_snapshot.h"
+#include "harness/host/fs_snapshot.h"
 
 using breakout::AttemptTree;
 using breakout::TreePool;

@@ -5,7 +5,7 @@
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
 #include "harness/model/path_form.h"
-#include "harness/oracle/interop_route.h"
+#include "harness/host/interop_route.h"
 
 #include <filesystem>
 
