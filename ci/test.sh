@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
 
+echo "== layers: no include points upward (ci/layers.txt) =="
+bash ci/layers.sh
+
 echo "== clang build (warnings are errors) =="
 cmake --preset clang >/dev/null
 cmake --build --preset clang -j "$(nproc)"

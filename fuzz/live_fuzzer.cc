@@ -26,7 +26,7 @@
 #include <memory>
 #include <string>
 
-#include "harness/attempt/tree.h"
+#include "harness/paths/attempt_tree.h"
 #include "harness/attempt/work_root.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"

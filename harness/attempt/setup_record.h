@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/attempt/tree.h"
+#include "harness/paths/attempt_tree.h"
 #include "harness/model/policy.h"
 #include "harness/host/access_change.h"
 #include "harness/host/fs_snapshot.h"

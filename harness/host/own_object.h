@@ -2,14 +2,14 @@
 //
 // The probe creates its own twin of the host object (a child, an IPC object, a key, a pty,
 // a pipe, an event) inside the sandbox, uses it through the technique under test and prints
-// own_token(nonce) only after reading it back (probes/common/own_token.h). Portable.
+// own_token(nonce) only after reading it back (shared/own_token.h). Portable.
 #pragma once
 
 #include <string>
 #include <utility>
 
 #include "harness/host/host_objects.h"
-#include "probes/common/own_token.h"
+#include "shared/own_token.h"
 
 namespace breakout {
 

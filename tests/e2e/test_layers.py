@@ -60,3 +60,8 @@ def test_a_file_in_no_layer_is_flagged(tmp_path):
     p = layers(root)
     assert p.returncode == 1
     assert "harness/extras/x.cc: in no layer" in p.stdout, p.stdout
+
+
+def test_this_tree_keeps_its_layers():
+    p = layers()
+    assert p.returncode == 0, p.stdout + p.stderr

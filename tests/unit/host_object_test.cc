@@ -19,6 +19,7 @@
 #include "harness/core/nonce.h"
 #include "harness/model/expectation.h"
 #include "harness/model/host_object.h"
+#include "harness/host/availability.h"
 #include "harness/host/host_objects.h"
 
 namespace fs = std::filesystem;

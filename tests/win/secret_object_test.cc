@@ -15,7 +15,7 @@
 #include "harness/platform/win/raw_read.h"
 #include "harness/platform/win/unique_hkey.h"
 #include "harness/platform/win/win_util.h"
-#include "probes/common/own_token.h"
+#include "shared/own_token.h"
 
 namespace fs = std::filesystem;
 using namespace breakout;

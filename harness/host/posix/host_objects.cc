@@ -22,16 +22,16 @@
 #include <mutex>
 #include <thread>
 
-#include "harness/attempt/tree.h"
 #include "harness/core/error.h"
 #include "harness/core/file_prefix.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
+#include "harness/host/availability.h"
 #include "harness/host/posix/dns_resolver.h"
 #include "harness/host/posix/net_family_objects.h"
 #include "harness/host/own_object.h"
-#include "probes/common/foreign_abi.h"
+#include "shared/foreign_abi.h"
 
 extern char** environ;
 

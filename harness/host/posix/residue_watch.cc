@@ -33,7 +33,7 @@
 
 #include "harness/core/text.h"
 #include "harness/host/spawner_residue.h"
-#include "harness/paths/posix/remove_at.h"
+#include "harness/platform/posix/remove_at.h"
 #include "harness/platform/posix/containment.h"
 #include "harness/platform/posix/proc_file.h"
 #include "harness/platform/posix/unique_fd.h"

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <thread>
 
-#include "harness/attempt/tree.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"

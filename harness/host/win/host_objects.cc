@@ -3,6 +3,7 @@
 
 #include "harness/core/error.h"
 #include "harness/model/host_object.h"
+#include "harness/host/availability.h"
 #include "harness/host/own_object.h"
 #include "harness/host/win/desktop_objects.h"
 #include "harness/host/win/named_objects.h"

@@ -8,7 +8,6 @@
 #include <optional>
 #include <vector>
 
-#include "harness/attempt/tree.h"
 
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"

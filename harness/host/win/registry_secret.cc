@@ -7,7 +7,7 @@
 #include "harness/core/nonce.h"
 #include "harness/platform/win/unique_hkey.h"
 #include "harness/platform/win/win_util.h"
-#include "probes/common/own_token.h"
+#include "shared/own_token.h"
 
 namespace breakout {
 

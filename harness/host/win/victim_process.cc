@@ -14,7 +14,7 @@
 #include "harness/platform/win/launch.h"
 #include "harness/platform/win/unique_handle.h"
 #include "harness/platform/win/win_util.h"
-#include "probes/win/victim_body.h"  // the victim's ready line
+#include "shared/victim_ready.h"  // the victim's ready line (probes/win/victim_body.h writes it)
 
 namespace breakout {
 

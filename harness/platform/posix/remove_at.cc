@@ -1,5 +1,5 @@
 // remove_at: readdir and unlinkat below an O_NOFOLLOW directory descriptor, depth first.
-#include "harness/paths/posix/remove_at.h"
+#include "harness/platform/posix/remove_at.h"
 
 #include <dirent.h>
 #include <fcntl.h>

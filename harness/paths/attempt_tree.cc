@@ -1,5 +1,5 @@
 // Building and removing the per-attempt tree (or, for the live fuzzer, recycling it through a TreePool).
-#include "harness/attempt/tree.h"
+#include "harness/paths/attempt_tree.h"
 
 #include <sys/stat.h>
 
