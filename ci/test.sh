@@ -25,6 +25,9 @@ bash ci/wine-run.sh
 echo "== Windows platform-layer unit tests under Wine (GoogleTest) =="
 bash ci/wine-tests.sh
 
+echo "== layer check: each layer links with only the layers below it =="
+cmake --build --preset default -j "$(nproc)" --target layer-check
+
 echo "== unit tests (GoogleTest via ctest) =="
 ctest --preset default -E e2e_pytest
 
