@@ -23,6 +23,9 @@ trap print_stage_times EXIT
 
 bash ci/setup.sh
 
+stage "layers: no include points upward (ci/layers.txt)"
+bash ci/layers.sh
+
 stage "clang build (warnings are errors)"
 cmake --preset clang >/dev/null
 cmake --build --preset clang -j "$(nproc)"
@@ -38,6 +41,9 @@ stage "breakout run --spawner none under Wine (the windows suite, judged from re
 bash ci/wine-run.sh
 stage "Windows platform-layer unit tests under Wine (GoogleTest)"
 bash ci/wine-tests.sh
+
+stage "layer check: each layer links with only the layers below it"
+cmake --build --preset default -j "$(nproc)" --target layer-check
 
 stage "unit tests (GoogleTest via ctest)"
 ctest --preset default -E e2e_pytest

@@ -26,12 +26,12 @@
 #include <memory>
 #include <string>
 
-#include "harness/attempt/tree.h"
+#include "harness/paths/attempt_tree.h"
 #include "harness/attempt/work_root.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
 #include "harness/live/live_run.h"
-#include "harness/oracle/spawner_residue.h"
+#include "harness/host/spawner_residue.h"
 #include "harness/platform/os.h"
 #include "harness/spawner/driver_spawner.h"
 #include "harness/spawner/spawner.h"

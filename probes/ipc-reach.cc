@@ -23,7 +23,7 @@
 #include <string>
 
 #include "probes/common/args.h"
-#include "probes/common/own_token.h"
+#include "shared/own_token.h"
 #include "probes/common/posix.h"
 #include "probes/common/report.h"
 

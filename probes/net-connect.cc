@@ -46,7 +46,7 @@
 //   With --name, the name forms trailing-dot, mixed-case and nul-suffix (--decoy DOMAIN: the
 //   allowed domain after the NUL); without a proxy the probe resolves the spelled name itself.
 // --name NAME: a tcp target by name (its port kept): the proxy is asked for NAME, or the probe
-//   resolves it (network = "proxy" runs resolve through the harness's zone, oracle/name_server.h).
+//   resolves it (network = "proxy" runs resolve through the harness's zone, host/name_server.h).
 //
 // Result: ok=true when connect and send succeeded from inside (for UDP: at least
 // one datagram was sent); errno/errname of the failing step otherwise (resolve,

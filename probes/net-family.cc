@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "probes/common/args.h"
-#include "probes/common/own_token.h"
+#include "shared/own_token.h"
 #include "probes/common/report.h"
 
 namespace {

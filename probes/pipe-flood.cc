@@ -3,7 +3,7 @@
 //   breakout-probe-pipe-flood --bytes N [--report FILE]
 //
 // Writes exactly N bytes of flood_byte(1, i) to stdout and N bytes of
-// flood_byte(2, i) to stderr (probes/common/flood_pattern.h), alternating
+// flood_byte(2, i) to stderr (shared/flood_pattern.h), alternating
 // between the streams in chunks of 4 KiB..64 KiB whose sizes vary
 // deterministically, so a spawner that drains one pipe at a time deadlocks and
 // one that drops, reorders or merges bytes fails check_flood(). Short writes,
@@ -30,7 +30,7 @@
 #endif
 
 #include "probes/common/args.h"
-#include "probes/common/flood_pattern.h"
+#include "shared/flood_pattern.h"
 #include "probes/common/report.h"
 
 using namespace breakout::probe;

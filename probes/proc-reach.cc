@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "probes/common/args.h"
-#include "probes/common/own_token.h"
+#include "shared/own_token.h"
 #include "probes/common/report.h"
 #include "probes/common/tokens.h"
 #include "probes/common/victim.h"

@@ -5,7 +5,7 @@
 // --nonce only marks the process (its command line) for the harness's outside scan;
 // --hold-ms keeps the process alive after the report, until FILE exists or MS passed
 // (bounded: at most 30 s), so the harness can read its confinement from the host
-// (class recon, harness/oracle/process_view.h). The report is the probe's word only.
+// (class recon, harness/host/process_view.h). The report is the probe's word only.
 // Reports: uid, gid, euid, egid, pid, ppid, groups (getgroups); "status" with
 // CapInh/CapPrm/CapEff/CapBnd/CapAmb, NoNewPrivs, Seccomp, Seccomp_filters from
 // /proc/self/status (as the kernel writes them, hex for capabilities); "ns" with

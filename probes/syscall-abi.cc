@@ -35,7 +35,7 @@
 #include <string>
 
 #include "probes/common/args.h"
-#include "probes/common/foreign_abi.h"
+#include "shared/foreign_abi.h"
 #include "probes/common/report.h"
 
 namespace {
@@ -49,7 +49,7 @@ struct Availability {
   std::string reason;
 };
 
-// getpid through the ABI in a forked child (probes/common/foreign_abi.h): a SIGSEGV or
+// getpid through the ABI in a forked child (shared/foreign_abi.h): a SIGSEGV or
 // ENOSYS there costs only the child; SIGSYS or another errno means a filter answered.
 Availability check_abi(SyscallAbi abi) {
   Availability a;

@@ -15,7 +15,7 @@
 // "failed"), route_reason, interop_entry, cmd_exe, exit_status. "unavailable" only when the
 // route is absent here: no enabled WSLInterop entry under /proc/sys/fs/binfmt_misc, or no
 // cmd.exe at that path; the harness agrees only after its own check of the host
-// (harness/oracle/interop_route.h) and with nothing changed.
+// (harness/host/interop_route.h) and with nothing changed.
 // POSIX only (Linux).
 #pragma once
 

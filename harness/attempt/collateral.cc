@@ -5,7 +5,7 @@
 
 #include "harness/core/text.h"
 #include "harness/model/expectation.h"
-#include "harness/oracle/net_listeners.h"
+#include "harness/host/net_listeners.h"
 
 namespace breakout {
 

@@ -36,7 +36,7 @@ std::string arg_of(const Attempt& a, const std::string& option);
 // fs-write through the other operating system (`--via wsl` on Windows, `--via win-interop` in
 // WSL: probes/win/wsl_route.h, probes/win_interop.h): the probe says the route is unavailable
 // here (`route_state`), the harness's own check of the host agrees (`host_says`,
-// oracle/interop_route.h) and nothing happened outside: the observation becomes N/A. A probe
+// host/interop_route.h) and nothing happened outside: the observation becomes N/A. A probe
 // that claims it on a host that has the route, or unasked, is judged as usual.
 Observation route_applies(Observation o, const Execution& ex, const LaunchResult& run,
                           const std::optional<std::string>& host_says);

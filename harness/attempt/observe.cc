@@ -10,7 +10,7 @@
 #include "harness/core/file_prefix.h"
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
-#include "harness/oracle/remote_listener.h"
+#include "harness/host/remote_listener.h"
 
 namespace breakout {
 

@@ -14,10 +14,10 @@
 #include "harness/attempt/record.h"
 #include "harness/attempt/run_context.h"
 #include "harness/attempt/skip.h"
-#include "harness/attempt/tree.h"
-#include "harness/oracle/fs_snapshot.h"
-#include "harness/oracle/host_objects.h"
-#include "harness/oracle/net_listeners.h"
+#include "harness/paths/attempt_tree.h"
+#include "harness/host/fs_snapshot.h"
+#include "harness/host/host_objects.h"
+#include "harness/host/net_listeners.h"
 #include "harness/platform/process.h"
 
 namespace breakout {

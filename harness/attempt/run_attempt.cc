@@ -9,7 +9,7 @@
 #include "harness/attempt/witness.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
-#include "harness/oracle/spawner_residue.h"
+#include "harness/host/spawner_residue.h"
 
 namespace breakout {
 

@@ -21,7 +21,7 @@ struct RunContext {
   std::filesystem::path work_root;    // attempt trees are created below it
   const Spawner* spawner = nullptr;
   const NonceListeners* listeners = nullptr;
-  // The zone breakout.test for network = "proxy" spawns (oracle/name_server.h); null: none.
+  // The zone breakout.test for network = "proxy" spawns (host/name_server.h); null: none.
   const NameServer* names = nullptr;
   // The run's external host (platform/netns.h), for host objects inside it (icmp-external); null: none.
   const ExternalHost* external = nullptr;

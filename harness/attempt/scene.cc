@@ -5,8 +5,8 @@
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
-#include "harness/oracle/name_server.h"
-#include "harness/oracle/net_listeners.h"
+#include "harness/host/name_server.h"
+#include "harness/host/net_listeners.h"
 #include "harness/platform/os.h"
 
 namespace breakout {
@@ -117,7 +117,7 @@ std::optional<Skip> scene_unavailable(const Execution& ex, const RunContext& ctx
     if (ctx.names == nullptr) return Skip{"names need the run's name server, and this run has none"};
     if (const auto& why = ctx.names->unavailable()) return Skip{"names need the run's name server: " + *why};
     if (ex.policy->network != NetworkMode::kProxy)
-      return Skip{"the run's names resolve only for network = \"proxy\" spawns (oracle/name_server.h)"};
+      return Skip{"the run's names resolve only for network = \"proxy\" spawns (host/name_server.h)"};
   }
   return std::nullopt;
 }
@@ -137,7 +137,7 @@ Scene::Scene(const Execution& e, const RunContext& c, AttemptRecord& r)
   if (ex.policy->network == NetworkMode::kProxy) {
     request.proxy_allow = proxy_destination(ctx, "proxy-allowed");
     request.proxy_deny = proxy_destination(ctx, "proxy-denied");
-    // With the run's zone, the names it admits and refuses too (oracle/name_server.h).
+    // With the run's zone, the names it admits and refuses too (host/name_server.h).
     if (ctx.names != nullptr && !ctx.names->unavailable()) {
       request.proxy_allow.insert(request.proxy_allow.end(), kAllowedNames.begin(), kAllowedNames.end());
       request.proxy_deny.insert(request.proxy_deny.end(), kDeniedNames.begin(), kDeniedNames.end());

@@ -15,8 +15,8 @@
 #include "harness/attempt/record.h"
 #include "harness/attempt/run_context.h"
 #include "harness/attempt/skip.h"
-#include "harness/attempt/tree.h"
-#include "harness/oracle/fs_snapshot.h"
+#include "harness/paths/attempt_tree.h"
+#include "harness/host/fs_snapshot.h"
 #include "harness/platform/process.h"
 #include "harness/spawner/spawner.h"
 

@@ -13,10 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/attempt/tree.h"
+#include "harness/paths/attempt_tree.h"
 #include "harness/model/policy.h"
-#include "harness/oracle/access_change.h"
-#include "harness/oracle/fs_snapshot.h"
+#include "harness/host/access_change.h"
+#include "harness/host/fs_snapshot.h"
 
 namespace breakout {
 

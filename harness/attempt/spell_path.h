@@ -13,7 +13,7 @@
 #include <string>
 
 #include "harness/attempt/skip.h"
-#include "harness/attempt/tree.h"
+#include "harness/paths/attempt_tree.h"
 #include "harness/model/path_form.h"
 
 namespace breakout {

@@ -1,7 +1,7 @@
 // The benchmark's spawn path through a Spawner (plan + run_process) and its fresh tree.
 #include "harness/bench/spawn_probe.h"
 
-#include "harness/attempt/tree.h"
+#include "harness/paths/attempt_tree.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"

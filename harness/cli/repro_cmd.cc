@@ -10,7 +10,7 @@
 #include "harness/core/nonce.h"
 #include "harness/live/live_run.h"
 #include "harness/live/regression.h"
-#include "harness/oracle/spawner_residue.h"
+#include "harness/host/spawner_residue.h"
 #include "harness/platform/os.h"
 #include "harness/run/preflight.h"
 #include "harness/spawner/driver_spawner.h"

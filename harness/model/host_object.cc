@@ -21,7 +21,7 @@ constexpr HostObjectInfo kObjects[] = {
     {"tmp-file", AttemptClass::kIpcReach, true},
     {"var-tmp-file", AttemptClass::kIpcReach, true},
     // Windows: files where every user may write (C:\Users\Public, C:\ProgramData, a directory
-    // with an Everyone full-control ACE, the user's %TEMP%: oracle/win/shared_files.h); the
+    // with an Everyone full-control ACE, the user's %TEMP%: host/win/shared_files.h); the
     // control is workspace-file, as for /tmp.
     {"users-public-file", AttemptClass::kIpcReach, true},
     {"programdata-file", AttemptClass::kIpcReach, true},
@@ -65,7 +65,7 @@ constexpr HostObjectInfo kObjects[] = {
     // workspace file the harness writes, read through the same calls.
     {"physical-drive", AttemptClass::kDeviceRead, true},
     {"own-device", AttemptClass::kDeviceRead, false},
-    // net-family (oracle/posix/net_family_objects.h): a raw ICMP reader on the
+    // net-family (host/posix/net_family_objects.h): a raw ICMP reader on the
     // host's loopback and one in the external host's namespace (the echo request carrying the
     // nonce decides); a veth pair the harness makes in the host's namespace (an alias set through
     // NETLINK_ROUTE decides); a vsock listener bound to VMADDR_CID_LOCAL. Controls: the probe's

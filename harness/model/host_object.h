@@ -7,7 +7,6 @@
 // Names, the class each belongs to, and the rule: docs/host-ipc.md.
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include "harness/model/scenario.h"
@@ -27,22 +26,7 @@ const HostObjectInfo* host_object_info(const std::string& name);
 // namespace in this run its executions are skipped with the namespace's reason (run/plan.cc).
 bool host_object_on_external_host(const std::string& name);
 
-// Whether the host object named `name` can exist on this machine; the reason
-// (the kernel's, e.g. "dev.tty.legacy_tiocsti = 0") when it cannot. Decided at
-// plan time, so an unavailable object is a skip, never a pass. Platform code
-// (oracle/<platform>/host_objects.cc).
-std::optional<std::string> host_object_unavailable(const std::string& name);
-
-// The same for a whole class whose mechanism the kernel may lack (io-uring-write/-connect:
-// io_uring_setup(2) fails with ENOSYS, or kernel.io_uring_disabled forbids it).
-std::optional<std::string> class_unavailable(AttemptClass klass);
-
-// Whether this host's kernel runs syscalls of the foreign x86 ABI `abi` ("i386":
-// int 0x80, ia32 emulation; "x32": nr | __X32_SYSCALL_BIT) for a 64-bit process;
-// the kernel's reason when it does not. Checked once per ABI in a forked child
-// of the harness (outside every sandbox): getpid through the ABI. Class
-// syscall-abi-write is N/A only when this, the probe's own check and the
-// snapshot (nothing changed) all agree (attempt/observe.cc).
-std::optional<std::string> syscall_abi_unavailable(const std::string& abi);
+// Whether this host can hold an object or run a class's mechanism is the host's answer:
+// host/availability.h.
 
 }  // namespace breakout

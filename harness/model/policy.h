@@ -2,7 +2,7 @@
 //
 // Paths in a policy are symbolic so one policy fits every attempt's fresh tree:
 // "~/x" is the attempt's fake HOME, "workspace", "sibling/x", "extra" are
-// directories of the attempt tree (attempt/tree.h); absolute paths stay as they are.
+// directories of the attempt tree (paths/attempt_tree.h); absolute paths stay as they are.
 #pragma once
 
 #include <chrono>

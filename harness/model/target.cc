@@ -10,7 +10,7 @@
 namespace breakout {
 
 namespace {
-// real-external: the `breakout listen` a real-host run names (--real-host-endpoint); oracle/remote_listener.h.
+// real-external: the `breakout listen` a real-host run names (--real-host-endpoint); host/remote_listener.h.
 // proxy-allowed, proxy-denied: the two destinations of network = "proxy", on the external host.
 // name-denied: network = "proxy"'s denied destination by name, on the external host's second address.
 constexpr std::array<std::string_view, 16> kEndpoints = {

@@ -6,7 +6,7 @@
 // tcp4-host, tcp6-host (the host's own non-loopback address), unix-workspace, unix-outside, abstract,
 // proxy-allowed, proxy-denied (network = "proxy": the destination the spawner's proxy is told to
 // admit, and one it is not; both TCP on the external host), name-denied (TCP on the external
-// host's second address, where the denied names resolve: oracle/name_server.h)), "env:<NAME>", "ipc:<host object>"
+// host's second address, where the denied names resolve: host/name_server.h)), "env:<NAME>", "ipc:<host object>"
 // (model/host_object.h: victim, sysv-shm, user-key, pty, own-victim, ...).
 #pragma once
 

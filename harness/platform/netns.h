@@ -23,7 +23,7 @@ class ExternalHost {
   const std::string& address() const { return ns_addr_; }  // e.g. "198.18.7.2"
   // A second address of the same namespace, 198.19.<k>.2/32 on its loopback, routed from the host
   // through the veth: a destination told apart from address() by address, not port (names that
-  // resolve to a denied host, oracle/name_server.h).
+  // resolve to a denied host, host/name_server.h).
   const std::string& second_address() const { return ns_addr2_; }  // e.g. "198.19.7.2"
   const std::string& name() const { return ns_name_; }     // e.g. "breakout-1a2b3c"
   // Creates a socket(domain, type, 0) inside the namespace (setns in a helper

@@ -90,7 +90,7 @@ struct LaunchSpec {
   // Files bound over system paths for this child alone: before exec the child enters a private
   // mount namespace of its own (unshare CLONE_NEWNS, propagation private) and bind-mounts each
   // `source` onto `target` (e.g. the harness's resolv.conf over /etc/resolv.conf, so the spawner
-  // and what it starts resolve names through the harness's name server; oracle/name_server.h).
+  // and what it starts resolve names through the harness's name server; host/name_server.h).
   // Nothing changes for anyone else, and the namespace ends with the child's tree. POSIX only;
   // needs CAP_SYS_ADMIN.
   struct BindOver {

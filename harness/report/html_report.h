@@ -16,7 +16,7 @@ struct ReportTrendPoint {
 };
 
 // A `breakout bench` run of the same spawner (docs/bench.md), as the report shows it; kept free of
-// harness/bench types so the report stays in breakout_core. The CLI converts.
+// harness/bench types so the report stays below bench/ (breakout_report). The CLI converts.
 struct ReportBenchFigure {
   std::string name, status, reason;
   std::size_t n = 0;

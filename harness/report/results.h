@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/attempt/record.h"
-#include "harness/oracle/spawner_residue.h"
+#include "harness/host/spawner_residue.h"
 
 namespace breakout {
 

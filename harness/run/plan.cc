@@ -6,8 +6,9 @@
 #include "harness/core/text.h"
 #include "harness/model/class_spec.h"
 #include "harness/model/host_object.h"
+#include "harness/host/availability.h"
 #include "harness/model/mechanism.h"
-#include "harness/oracle/net_listeners.h"
+#include "harness/host/net_listeners.h"
 #include "harness/spawner/spawner.h"
 
 namespace breakout {

@@ -1,6 +1,6 @@
 // Collects the secrets a process-reach probe may find in another process's memory: the
 // harness's canary ("BREAKOUT-CANARY-" + 32 hex, harness/core/nonce.h canary_token) and the
-// probe's own token ("BREAKOUT-OWN-" + 32 hex, own_token.h). Bounded: at most 8 distinct tokens.
+// probe's own token ("BREAKOUT-OWN-" + 32 hex, shared/own_token.h). Bounded: at most 8 distinct tokens.
 //
 //   std::set<std::string> found;  collect_tokens(chunk, &found);
 //
@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "probes/common/own_token.h"
+#include "shared/own_token.h"
 
 namespace breakout::probe {
 

@@ -6,7 +6,7 @@
 // first 4096 bytes at offset 0 into a page-aligned buffer (harness/platform/win/raw_read.h:
 // a disk takes only whole, aligned sectors). Prints "keyed_sha256": SHA-256 of N ":" the
 // first 512 bytes, never the bytes themselves. The targets (class device-read,
-// harness/oracle/win/raw_device.h): \\.\PhysicalDrive0, whose sectors hold every file of the
+// harness/host/win/raw_device.h): \\.\PhysicalDrive0, whose sectors hold every file of the
 // disk whatever their ACLs say, and a workspace file the harness wrote (the control, read
 // through the same calls). Microsoft Learn: "CreateFileW" (Physical Disks and Volumes),
 // "ReadFile", "File Buffering".

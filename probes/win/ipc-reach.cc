@@ -7,7 +7,7 @@
 // appends the line "BREAKOUT-NONCE N" (FILE_APPEND_DATA), then creates PATH.new (CREATE_NEW)
 // holding the same line. PATH is a harness file in C:\Users\Public, C:\ProgramData, a directory
 // with an Everyone full-control ACE, the user's %TEMP%, or the workspace (the control):
-// harness/oracle/win/shared_files.h. Links are not followed (FILE_FLAG_OPEN_REPARSE_POINT, the
+// harness/host/win/shared_files.h. Links are not followed (FILE_FLAG_OPEN_REPARSE_POINT, the
 // POSIX probe's O_NOFOLLOW). The other kinds of the POSIX probe (SysV, POSIX shm, own:) have no
 // Windows counterpart here: any kind but file: is a usage error (exit 64).
 // Microsoft Learn: "CreateFileW", "File Access Rights Constants" (FILE_APPEND_DATA), "WriteFile".
@@ -21,7 +21,7 @@
 #include <string>
 
 #include "probes/common/args.h"
-#include "probes/common/own_token.h"
+#include "shared/own_token.h"
 #include "probes/common/report.h"
 #include "probes/common/win32.h"
 

@@ -4,7 +4,7 @@
 //
 // --nonce only marks the command line; --hold-ms keeps the process alive after the report
 // until FILE exists or MS passed (at most 30 s), so the harness can read its token from the
-// host through the job's process list (class recon, harness/oracle/process_view.h).
+// host through the job's process list (class recon, harness/host/process_view.h).
 // Reports: "user" (the token user's SID string), "integrity" (the mandatory label's RID:
 // 0x1000 low, 0x2000 medium, 0x3000 high, 0x4000 system) and its name, "restricted"
 // (IsTokenRestricted) with "restricting_sids", "privileges" (name + enabled), "app_container"
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/platform/win/token_info.h"  // as the host reads them (oracle/win/process_view.cc)
+#include "harness/platform/win/token_info.h"  // as the host reads them (host/win/process_view.cc)
 #include "probes/common/args.h"
 #include "probes/common/report.h"
 #include "probes/common/win32.h"

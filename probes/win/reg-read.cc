@@ -6,7 +6,7 @@
 // reads NAME (RegQueryValueExW) into a 4 KiB buffer; a longer value is a failed attempt
 // (ERROR_MORE_DATA), never a partial read. The data goes into the report as "data": text
 // for REG_SZ, REG_EXPAND_SZ and REG_MULTI_SZ (WTF-8, trailing NULs dropped), hex otherwise.
-// The targets (class registry-read, harness/oracle/win/registry_secret.h): a key under
+// The targets (class registry-read, harness/host/win/registry_secret.h): a key under
 // HKCU\Software and one under HKLM\Software the harness created with a canary value, and the
 // per-attempt key it grants (the control). Chromium's sandbox validation tests expect these
 // reads denied under a restricted token (sandbox/win/src/registry_policy_test.cc).

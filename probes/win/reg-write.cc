@@ -4,7 +4,7 @@
 //
 // Opens HKCU\SUBKEY (RegOpenKeyExW, KEY_SET_VALUE: an existing key, the harness made or
 // watches it) and sets NAME = N (REG_SZ, RegSetValueExW). The targets (class
-// registry-write, harness/oracle/win/registry_key.h): the Run key, whose values start at
+// registry-write, harness/host/win/registry_key.h): the Run key, whose values start at
 // every logon (persistence outside any sandbox session, MITRE ATT&CK T1547.001), an
 // HKCU\Software canary key, and the per-attempt key the harness grants (the control).
 // Microsoft Learn: "RegOpenKeyExW", "RegSetValueExW", "Run and RunOnce Registry Keys".

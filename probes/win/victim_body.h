@@ -21,10 +21,10 @@
 #include <cstring>
 #include <string>
 
+#include "shared/victim_ready.h"  // kVictimReadyFormat: the first line, as the harness reads it back
+
 namespace breakout::probe {
 
-// The first line the victim writes, and how the harness and proc-reach read it back.
-inline constexpr char kVictimReadyFormat[] = "ready pid=%lu tid=%lu event=%llx";
 
 inline char g_win_victim_secret[160];  // static copy (.bss of the victim image)
 

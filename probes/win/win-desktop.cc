@@ -9,7 +9,7 @@
 // clipboard:write  OpenClipboard (owner: a message-only window of ours), EmptyClipboard,
 //                  SetClipboardData(CF_UNICODETEXT, N): the next paste on the host is ours.
 // own:window (the control): a window of its own, pumped by a second thread, found by name and
-//                  sent the own token (probes/common/own_token.h) the same way; the token is printed
+//                  sent the own token (shared/own_token.h) the same way; the token is printed
 //                  only once the window received it.
 // A private desktop hides other desktops' windows from FindWindowW; JOB_OBJECT_UILIMIT_HANDLES
 // refuses USER handles of processes outside the job; the clipboard is the window station's
@@ -26,7 +26,7 @@
 #include <thread>
 
 #include "probes/common/args.h"
-#include "probes/common/own_token.h"
+#include "shared/own_token.h"
 #include "probes/common/report.h"
 #include "probes/common/win32.h"
 #include "probes/win/target_args.h"

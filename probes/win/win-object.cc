@@ -6,7 +6,7 @@
 // event:NAME  opens the event (OpenEventW, EVENT_MODIFY_STATE) and sets it.
 // own:pipe / own:event (the control): creates its own object under a name of its own,
 //             reaches it by name the same way, reads the result back through the object
-//             and prints the own token (probes/common/own_token.h) only then.
+//             and prints the own token (shared/own_token.h) only then.
 // Harness objects live in the session's BaseNamedObjects / the pipe file system; an
 // AppContainer or a private object namespace hides them (Microsoft Learn, "Object
 // Namespaces", "Named Pipes").
@@ -20,7 +20,7 @@
 #include <string>
 
 #include "probes/common/args.h"
-#include "probes/common/own_token.h"
+#include "shared/own_token.h"
 #include "probes/common/report.h"
 #include "probes/common/win32.h"
 #include "probes/win/target_args.h"

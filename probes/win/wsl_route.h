@@ -14,7 +14,7 @@
 // ("started", "unavailable", "failed"), route_reason, wsl_exe, wsl_exit_code. "unavailable" only
 // when WSL is absent here: no %SystemRoot%\System32\wsl.exe, or no distribution registered
 // (HKCU\Software\Microsoft\Windows\CurrentVersion\Lxss without a subkey); the harness agrees
-// only after its own check of the host (harness/oracle/interop_route.h) and with nothing changed.
+// only after its own check of the host (harness/host/interop_route.h) and with nothing changed.
 // Windows only (mingw-w64).
 #pragma once
 

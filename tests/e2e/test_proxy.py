@@ -72,7 +72,7 @@ CONTROLS = {
     "proxy.absolute-uri" + P + "[net:proxy-allowed]",
     "proxy.socks5" + P + "[net:proxy-allowed]",
 }
-# Names (scenarios/attempts/proxy_names.toml, the run's zone in harness/oracle/name_server.h).
+# Names (scenarios/attempts/proxy_names.toml, the run's zone in harness/host/name_server.h).
 NAMED_ROUTES = ("proxy.name-connect", "proxy.name-socks5", "proxy.dns-exfil", "proxy.socks5-dns-exfil")
 CONTROLS |= {a + P + "[net:proxy-allowed]" for a in NAMED_ROUTES}
 DENIALS |= {a + P + "[net:name-denied]" for a in NAMED_ROUTES}

@@ -6,7 +6,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "harness/oracle/access_change.h"
+#include "harness/host/access_change.h"
 
 using namespace breakout;
 

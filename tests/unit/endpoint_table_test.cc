@@ -1,5 +1,5 @@
 // EndpointTable and open_local_endpoints: the endpoint names, specs and skip reasons both platforms' listeners give.
-#include "harness/oracle/endpoint_table.h"
+#include "harness/host/endpoint_table.h"
 
 #include <gtest/gtest.h>
 

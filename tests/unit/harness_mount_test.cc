@@ -1,4 +1,4 @@
-// HarnessMount (harness/oracle/harness_mount.h): the harness-owned mounts of submount-write (a tmpfs)
+// HarnessMount (harness/host/harness_mount.h): the harness-owned mounts of submount-write (a tmpfs)
 // and bind-alias-connect (a socket bind-mounted at a second name). Bounded, refused over an existing
 // entry, and gone (unmounted, mount point removed) when the object goes, also when the mount is
 // still busy. Needs root; skips with the reason otherwise.
@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/error.h"
-#include "harness/oracle/harness_mount.h"
+#include "harness/host/harness_mount.h"
 #include "tests/unit/error_code.h"
 
 namespace breakout {

@@ -1,4 +1,4 @@
-// The harness's ends of leaked streams (harness/oracle/leak_sink.h) and the spawn layer's leak of
+// The harness's ends of leaked streams (harness/host/leak_sink.h) and the spawn layer's leak of
 // the other end (LaunchSpec::InheritedFd kAppend on a FIFO, kUnixConnect on a socket).
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "harness/core/nonce.h"
-#include "harness/oracle/leak_sink.h"
+#include "harness/host/leak_sink.h"
 #include "harness/platform/process.h"
 
 namespace breakout {

@@ -1,11 +1,11 @@
-// The run's zone (harness/oracle/name_server.h) and the DNS messages it reads and writes (dns_wire.h).
+// The run's zone (harness/host/name_server.h) and the DNS messages it reads and writes (dns_wire.h).
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "harness/oracle/dns_wire.h"
-#include "harness/oracle/name_server.h"
+#include "harness/host/dns_wire.h"
+#include "harness/host/name_server.h"
 
 namespace breakout {
 namespace {

@@ -12,7 +12,8 @@
 #include "harness/core/nonce.h"
 #include "harness/model/expectation.h"
 #include "harness/model/host_object.h"
-#include "harness/oracle/posix/net_family_objects.h"
+#include "harness/host/availability.h"
+#include "harness/host/posix/net_family_objects.h"
 
 using namespace breakout;
 

@@ -1,5 +1,5 @@
 // NonceBook: what the loopback listeners accept as a nonce from hostile bytes, and how much they remember.
-#include "harness/oracle/nonce_book.h"
+#include "harness/host/nonce_book.h"
 
 #include <gtest/gtest.h>
 

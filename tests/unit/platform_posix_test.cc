@@ -29,10 +29,10 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/error.h"
-#include "harness/oracle/access_change.h"
-#include "harness/oracle/fs_snapshot.h"
-#include "harness/oracle/host_marks.h"
-#include "harness/oracle/net_listeners.h"
+#include "harness/host/access_change.h"
+#include "harness/host/fs_snapshot.h"
+#include "harness/host/host_marks.h"
+#include "harness/host/net_listeners.h"
 #include "harness/platform/netns.h"
 #include "harness/platform/os.h"
 #include "harness/platform/posix/containment.h"

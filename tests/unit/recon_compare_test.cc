@@ -4,7 +4,7 @@
 #include <map>
 
 #include "harness/model/expectation.h"
-#include "harness/oracle/recon_compare.h"
+#include "harness/host/recon_compare.h"
 
 using namespace breakout;
 using nlohmann::json;

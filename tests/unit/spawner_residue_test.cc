@@ -1,5 +1,5 @@
 // The spawner's residue as the report shows it: name patterns, grouping, lines, JSON and merging.
-#include "harness/oracle/spawner_residue.h"
+#include "harness/host/spawner_residue.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Tests of TreePool (tree.h): a recycled attempt tree is indistinguishable from a fresh one, or it is not used.
-#include "harness/attempt/tree.h"
+#include "harness/paths/attempt_tree.h"
 
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -15,7 +15,7 @@
 
 #include "harness/attempt/work_root.h"
 #include "harness/core/nonce.h"
-#include "harness/oracle/fs_snapshot.h"
+#include "harness/host/fs_snapshot.h"
 
 using breakout::AttemptTree;
 using breakout::TreePool;

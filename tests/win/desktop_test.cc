@@ -8,10 +8,10 @@
 #include <thread>
 
 #include "harness/core/nonce.h"
-#include "harness/oracle/host_objects.h"
-#include "harness/oracle/win/clipboard.h"
-#include "harness/oracle/win/desktop_objects.h"
-#include "harness/oracle/win/ui_window.h"
+#include "harness/host/host_objects.h"
+#include "harness/host/win/clipboard.h"
+#include "harness/host/win/desktop_objects.h"
+#include "harness/host/win/ui_window.h"
 #include "harness/platform/win/win_util.h"
 
 using namespace breakout;

@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "harness/core/sha256.h"
-#include "harness/oracle/fs_snapshot.h"
-#include "harness/oracle/host_marks.h"
+#include "harness/host/fs_snapshot.h"
+#include "harness/host/host_marks.h"
 
 using namespace breakout;
 namespace fs = std::filesystem;

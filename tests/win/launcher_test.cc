@@ -16,7 +16,7 @@
 #include "harness/platform/win/launch.h"
 #include "harness/platform/win/pipe_reader.h"
 #include "harness/platform/win/unique_handle.h"
-#include "probes/common/flood_pattern.h"
+#include "shared/flood_pattern.h"
 
 using namespace breakout;
 using namespace std::chrono_literals;

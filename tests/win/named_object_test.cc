@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "harness/core/nonce.h"
-#include "harness/oracle/host_objects.h"
-#include "harness/oracle/win/named_objects.h"
+#include "harness/host/host_objects.h"
+#include "harness/host/win/named_objects.h"
 #include "harness/platform/win/unique_handle.h"
 #include "harness/platform/win/win_util.h"
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "harness/core/nonce.h"
-#include "harness/oracle/net_listeners.h"
+#include "harness/host/net_listeners.h"
 #include "harness/platform/os.h"
 #include "harness/platform/process.h"
 
@@ -24,7 +24,7 @@ namespace {
 
 std::string probe() { return (self_exe_dir() / "breakout-probe-net-connect.exe").string(); }
 
-// The listeners count lower-case hex nonces only (oracle/nonce_book.cc), as a run's are.
+// The listeners count lower-case hex nonces only (host/nonce_book.cc), as a run's are.
 std::string fresh_nonce() { return random_hex(16); }
 
 // Runs the probe with SystemRoot (DLL loading) plus `extra`; returns its report line (stdout).

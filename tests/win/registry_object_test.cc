@@ -3,8 +3,8 @@
 #include <windows.h>
 
 #include "harness/core/nonce.h"
-#include "harness/oracle/host_objects.h"
-#include "harness/oracle/win/registry_key.h"
+#include "harness/host/host_objects.h"
+#include "harness/host/win/registry_key.h"
 #include "harness/platform/win/unique_hkey.h"
 #include "harness/platform/win/win_util.h"
 

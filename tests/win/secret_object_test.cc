@@ -9,13 +9,13 @@
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/sha256.h"
-#include "harness/oracle/host_objects.h"
-#include "harness/oracle/win/raw_device.h"
-#include "harness/oracle/win/registry_secret.h"
+#include "harness/host/host_objects.h"
+#include "harness/host/win/raw_device.h"
+#include "harness/host/win/registry_secret.h"
 #include "harness/platform/win/raw_read.h"
 #include "harness/platform/win/unique_hkey.h"
 #include "harness/platform/win/win_util.h"
-#include "probes/common/own_token.h"
+#include "shared/own_token.h"
 
 namespace fs = std::filesystem;
 using namespace breakout;

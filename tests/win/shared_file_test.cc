@@ -8,8 +8,9 @@
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/model/host_object.h"
-#include "harness/oracle/host_objects.h"
-#include "harness/oracle/win/shared_files.h"
+#include "harness/host/availability.h"
+#include "harness/host/host_objects.h"
+#include "harness/host/win/shared_files.h"
 #include "harness/platform/win/win_util.h"
 
 using namespace breakout;

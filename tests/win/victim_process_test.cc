@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "harness/core/nonce.h"
-#include "harness/oracle/host_objects.h"
+#include "harness/host/host_objects.h"
 #include "harness/platform/os.h"
 #include "harness/platform/win/unique_handle.h"
 

@@ -5,7 +5,7 @@
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
 #include "harness/core/text.h"
-#include "probes/common/flood_pattern.h"
+#include "shared/flood_pattern.h"
 
 namespace breakout::oracles {
 

@@ -19,7 +19,7 @@
 
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
-#include "harness/attempt/tree.h"
+#include "harness/paths/attempt_tree.h"
 #include "harness/model/expectation.h"
 
 namespace breakout::oracles {

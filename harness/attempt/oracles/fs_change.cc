@@ -4,8 +4,9 @@
 #include "harness/attempt/oracles/oracles.h"
 #include "harness/core/text.h"
 #include "harness/model/host_object.h"
+#include "harness/host/availability.h"
 #include "harness/model/path_form.h"
-#include "harness/oracle/interop_route.h"
+#include "harness/host/interop_route.h"
 
 #include <filesystem>
 

@@ -12,8 +12,8 @@
 
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
-#include "harness/oracle/inbound_dial.h"
-#include "harness/oracle/net_listeners.h"
+#include "harness/host/inbound_dial.h"
+#include "harness/host/net_listeners.h"
 
 namespace breakout::oracles {
 

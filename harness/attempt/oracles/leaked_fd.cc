@@ -12,7 +12,7 @@
 //
 // Streams: the caller also leaks the write end of a FIFO the harness made in the target (fd 7)
 // and a unix stream socket connected to a listener the harness made there (fd 8); the harness
-// holds the reading ends (oracle/leak_sink.h). A write into another program's stream is visible
+// holds the reading ends (host/leak_sink.h). A write into another program's stream is visible
 // only where the reader is the harness's own: the keyed line read back from either is the write
 // through the leaked fd, judged by the same rule as the directory fd (both lie in the target).
 // Sockets other programs leak are tried by the probe too, and reported.
@@ -29,7 +29,7 @@
 #include "harness/core/sha256.h"
 #include "harness/core/text.h"
 #include "harness/model/policy.h"
-#include "harness/oracle/leak_sink.h"
+#include "harness/host/leak_sink.h"
 
 namespace breakout::oracles {
 

@@ -1,6 +1,6 @@
 // Oracle of the connect classes: the attempt's nonce received by the target's listener, or carried
 // in a name the run's name server was asked for (DNS exfiltration: the name left the box even when
-// no connection followed; oracle/name_server.h).
+// no connection followed; host/name_server.h).
 #include <algorithm>
 
 #include "harness/attempt/excuse.h"
@@ -8,8 +8,8 @@
 #include "harness/core/text.h"
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
-#include "harness/oracle/name_server.h"
-#include "harness/oracle/remote_listener.h"
+#include "harness/host/name_server.h"
+#include "harness/host/remote_listener.h"
 
 namespace breakout::oracles {
 

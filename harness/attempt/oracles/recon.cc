@@ -2,7 +2,7 @@
 //
 // The probe's report (its own view) is put beside the host's view row by row; a
 // disagreement is flagged (a sandbox lying to its process, or a probe lying) and never
-// decides. The verdict comes from the host's view and the policy (oracle/recon_compare.h).
+// decides. The verdict comes from the host's view and the policy (host/recon_compare.h).
 #include <atomic>
 #include <fstream>
 #include <thread>
@@ -10,8 +10,8 @@
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
 #include "harness/core/text.h"
-#include "harness/oracle/process_view.h"
-#include "harness/oracle/recon_compare.h"
+#include "harness/host/process_view.h"
+#include "harness/host/recon_compare.h"
 
 namespace breakout::oracles {
 
@@ -21,7 +21,7 @@ constexpr const char* kReconImage = "breakout-probe-recon";
 constexpr std::chrono::milliseconds kPoll{10};
 
 // While the spawn runs, polls the host every 10 ms for the probe's processes
-// (oracle/process_view.h), reads them once found and creates `release`, which ends the
+// (host/process_view.h), reads them once found and creates `release`, which ends the
 // probe's --hold-ms wait. Bounded by `limit`; finish() stops and joins.
 class ReconWatch {
  public:
@@ -63,7 +63,7 @@ const nlohmann::json& ReconWatch::finish() {
   return views_;
 }
 
-// The outside views against the policy (oracle/recon_compare.h), the probe's report beside
+// The outside views against the policy (host/recon_compare.h), the probe's report beside
 // them; the in-run control is that the probe was seen alive at all.
 Observation observe_recon(const Execution& ex, const LaunchResult& run, ReconWatch& watch) {
   const nlohmann::json& views = watch.finish();  // joined: polls() and the views are settled

@@ -2,7 +2,7 @@
 #include "harness/attempt/oracles/session_check.h"
 
 #include "harness/core/text.h"
-#include "harness/oracle/host_marks.h"
+#include "harness/host/host_marks.h"
 
 namespace breakout::oracles {
 

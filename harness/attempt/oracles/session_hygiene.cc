@@ -7,7 +7,7 @@
 #include "harness/attempt/oracles/session_check.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
-#include "harness/oracle/access_change.h"
+#include "harness/host/access_change.h"
 
 namespace breakout::oracles {
 

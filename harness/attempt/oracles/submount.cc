@@ -15,7 +15,7 @@
 #include "harness/attempt/oracle.h"
 #include "harness/attempt/oracles/oracles.h"
 #include "harness/core/error.h"
-#include "harness/oracle/harness_mount.h"
+#include "harness/host/harness_mount.h"
 
 namespace breakout::oracles {
 

@@ -13,10 +13,10 @@
 #include <filesystem>
 #include <utility>
 
-#include "harness/attempt/tree.h"
+#include "harness/paths/attempt_tree.h"
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
-#include "harness/paths/posix/remove_at.h"
+#include "harness/platform/posix/remove_at.h"
 
 namespace breakout::paths {
 
@@ -84,7 +84,7 @@ RealTree::RealTree() {
   base_.node(at).kind = Kind::kDir;
   base_.node(at).label = ".";
   labels_[{base_.node(at).dev, base_.node(at).ino}] = ".";
-  // The base tree as attempt/tree.cc built it, labelled by path relative to the tree.
+  // The base tree as paths/attempt_tree.cc built it, labelled by path relative to the tree.
   std::map<fs::path, NodeId> ids{{r.tree, at}};
   for (const auto& e : fs::recursive_directory_iterator(r.tree)) {
     const Kind kind = e.is_symlink() ? Kind::kSymlink : e.is_directory() ? Kind::kDir : Kind::kFile;

@@ -1,6 +1,6 @@
 // The path model's ground truth on Linux: a temp tree on disk mirrored into a ModelFs, ops applied to both, forms resolved by the kernel.
 //
-//   RealTree t;                       // /dev/shm (or $TMPDIR)/breakout-paths-<pid>-XXXXXX/0-<nonce>/ (attempt/tree.h layout)
+//   RealTree t;                       // /dev/shm (or $TMPDIR)/breakout-paths-<pid>-XXXXXX/0-<nonce>/ (paths/attempt_tree.h layout)
 //   ModelFs& m = t.reset();           // workspace/gen emptied; the model back at the base tree
 //   t.apply(op, m);                   // on disk, identities recorded in m
 //   RealResolved r = t.resolve(form); // open(O_PATH) + fstat, readlink of /proc/self/fd

@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "harness/core/error.h"
-#include "harness/paths/posix/remove_at.h"
+#include "harness/platform/posix/remove_at.h"
 
 namespace breakout::paths {
 

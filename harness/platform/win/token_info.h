@@ -1,8 +1,8 @@
 // Reading an access token: GetTokenInformation buffers, SID strings, integrity names; shared by the recon probe and the host's view of it.
 //
 // Header-only so the recon probe (probes/win/recon.cc, linked without breakout_core) and the
-// host-side reader (harness/oracle/win/process_view.cc) print the same fields the same way:
-// harness/oracle/recon_compare.cc compares the two. Microsoft Learn: "GetTokenInformation",
+// host-side reader (harness/host/win/process_view.cc) print the same fields the same way:
+// harness/host/recon_compare.cc compares the two. Microsoft Learn: "GetTokenInformation",
 // "TOKEN_INFORMATION_CLASS", "ConvertSidToStringSidW", "Mandatory Integrity Control".
 #pragma once
 

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/error.h"
-#include "harness/oracle/net_listeners.h"
+#include "harness/host/net_listeners.h"
 #include "tests/unit/judges/support/judge_run.h"
 
 namespace breakout::judges {

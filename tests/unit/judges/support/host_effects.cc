@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "harness/core/error.h"
-#include "harness/oracle/net_listeners.h"
+#include "harness/host/net_listeners.h"
 
 namespace breakout::judges {
 

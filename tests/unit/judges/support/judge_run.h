@@ -22,7 +22,7 @@
 #include "harness/attempt/run_context.h"
 #include "harness/attempt/work_root.h"
 #include "harness/model/scenario.h"
-#include "harness/oracle/net_listeners.h"
+#include "harness/host/net_listeners.h"
 #include "tests/unit/judges/support/fake_spawner.h"
 #include "tests/unit/judges/support/host_effects.h"
 
