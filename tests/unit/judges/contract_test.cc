@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "probes/common/flood_pattern.h"
+#include "shared/flood_pattern.h"
 #include "tests/unit/judges/support/judge_run.h"
 
 namespace breakout::judges {

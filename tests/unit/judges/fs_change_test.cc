@@ -2,6 +2,7 @@
 // syscall-abi-write): the snapshot diff against the writable roots, driven through run_attempt.
 #include <gtest/gtest.h>
 
+#include "harness/host/availability.h"
 #include "harness/model/host_object.h"
 #include "tests/unit/judges/support/judge_run.h"
 
