@@ -1,7 +1,5 @@
 // The read judges of attempt/oracles/canary_token.cc (fs-read, env-leak): a planted canary seen
 // outside (the output, a file of the tree), driven through run_attempt.
-#include <fstream>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -11,13 +9,6 @@ namespace breakout::judges {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string contents(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The probe fs-read --echo: the file's bytes on stdout.
 ExecScript echoes_path() {

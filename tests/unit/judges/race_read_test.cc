@@ -1,8 +1,6 @@
 // The fs-race-read judge of attempt/oracles/race_read.cc: canaries planted under a deny-read
 // directory in the workspace, its ancestor renamed, the secret's token seen outside; two execs;
 // through run_attempt.
-#include <fstream>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -13,13 +11,6 @@ namespace breakout::judges {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string contents(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The probe fs-race --op rename-read: moves the ancestor (first exec), then reads the target
 // under its new name; a sandbox whose rule follows the inode refuses the secret's read

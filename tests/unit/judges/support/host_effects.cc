@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "harness/core/error.h"
 #include "harness/host/net_listeners.h"
@@ -109,6 +110,13 @@ int dial(const std::string& spec) {
 
 void write_text(const fs::path& p, const std::string& text) { put(p, text, std::ios::trunc); }
 void append_text(const fs::path& p, const std::string& text) { put(p, text, std::ios::app); }
+
+std::string contents(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 void send_nonce(const std::string& spec, const std::string& nonce) {
   const int fd = dial(spec);

@@ -32,6 +32,8 @@ std::map<std::string, std::string> env_seen(const SpawnRequest& r);
 // File effects (create the parents; throw on failure).
 void write_text(const std::filesystem::path& p, const std::string& text);
 void append_text(const std::filesystem::path& p, const std::string& text);
+// A file's bytes as a fake probe reads them; "" when it cannot be read.
+std::string contents(const std::filesystem::path& p);
 
 // Connects to `spec` ("tcp:127.0.0.1:PORT", "tcp:[::1]:PORT", "unix:/path", "unix:@abstract") and
 // sends the probe's nonce line (net_listeners.h kNonceMarker). Throws when the connect fails.
