@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/fuzz_check.h"
+#include "harness/core/escape.h"
 #include "harness/driver/protocol.h"
-#include "harness/report/escape.h"
 #include "harness/spawner/driver_spawner.h"
 
 using namespace breakout;

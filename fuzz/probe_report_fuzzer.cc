@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/fuzz_check.h"
-#include "harness/attempt/observe.h"
+#include "harness/core/escape.h"
 #include "harness/core/text.h"
-#include "harness/report/escape.h"
+#include "harness/model/probe_report.h"
 
 using namespace breakout;
 

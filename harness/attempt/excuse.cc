@@ -5,6 +5,7 @@
 #include <csignal>
 
 #include "harness/core/text.h"
+#include "harness/model/probe_report.h"
 
 namespace breakout {
 

@@ -18,6 +18,7 @@
 #include "harness/host/fs_snapshot.h"
 #include "harness/host/host_objects.h"
 #include "harness/host/net_listeners.h"
+#include "harness/model/probe_report.h"  // parse_probe_report, for the oracles
 #include "harness/platform/process.h"
 
 namespace breakout {
@@ -39,10 +40,6 @@ struct AttemptIo {
 
 // Lines in a file (heartbeats): 0 when it does not exist.
 std::size_t count_lines(const std::filesystem::path& p);
-
-// The probe's own report line ("BREAKOUT-REPORT {json}") from the tail of its
-// stdout; null when absent, {"unparsed": excerpt} when not JSON. Display only.
-nlohmann::json parse_probe_report(const std::string& out);
 
 // The `--technique` argument of a lifetime attempt ("" when it has none): spawn-escape's
 // technique decides how a missing heartbeat is read (observe_heartbeat) and what the harness

@@ -4,6 +4,7 @@
 #include "harness/attempt/setup_record.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
+#include "harness/model/probe_report.h"
 
 namespace breakout {
 

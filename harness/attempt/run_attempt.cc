@@ -10,6 +10,7 @@
 #include "harness/core/error.h"
 #include "harness/core/text.h"
 #include "harness/host/spawner_residue.h"
+#include "harness/model/probe_report.h"
 
 namespace breakout {
 

@@ -6,9 +6,9 @@
 #include <map>
 #include <sstream>
 
+#include "harness/core/escape.h"
 #include "harness/core/text.h"
 #include "harness/report/causes.h"
-#include "harness/report/escape.h"
 
 namespace breakout {
 

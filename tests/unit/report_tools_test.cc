@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/error.h"
+#include "harness/core/escape.h"
 #include "harness/report/diff.h"
-#include "harness/report/escape.h"
 #include "harness/report/html_report.h"
 #include "harness/report/merge.h"
 #include "harness/run/shard.h"

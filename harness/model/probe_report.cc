@@ -1,7 +1,8 @@
-// The probe's own report line, parsed for display; its own file so the fuzz build reaches it without the oracles.
+// parse_probe_report: the last "BREAKOUT-REPORT " line of a probe's stdout.
+#include "harness/model/probe_report.h"
+
 #include <string_view>
 
-#include "harness/attempt/observe.h"
 #include "harness/core/text.h"
 
 namespace breakout {

@@ -1,5 +1,5 @@
 // html_escape, markdown_escape, shell_quote.
-#include "harness/report/escape.h"
+#include "harness/core/escape.h"
 
 #include <cstring>
 

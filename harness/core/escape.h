@@ -1,4 +1,4 @@
-// Escaping for the human-facing reports: every string from results.json is hostile (it came from the sandbox).
+// Escaping for the human-facing reports (report/): every string from results.json is hostile (it came from the sandbox). Pure text, so core/.
 #pragma once
 
 #include <string>
