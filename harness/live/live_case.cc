@@ -169,7 +169,7 @@ const std::vector<std::string>& live_cwds() {
 }
 
 const std::vector<std::string>& live_path_entries() {
-  // path-hijack's params (oracles/path_hijack.cc), "absolute" for its "".
+  // path-hijack's params (classes/handover/path_hijack.cc), "absolute" for its "".
   static const std::vector<std::string> entries = {"caller", "absolute", "relative", "dot", "empty"};
   return entries;
 }

@@ -225,7 +225,7 @@ Expectation fs_api_read(const RuleInput& in) {
   return e;
 }
 
-// protected-write (oracles/protected_write.cc): a write at a protected path, deny_write first.
+// protected-write (classes/fs_write/protected_write.cc): a write at a protected path, deny_write first.
 // Two spellings reach a protected path without lying within its entry: a directory that holds
 // one (renaming or removing it takes the protected path along), and a case variant, which names
 // it on a file system that folds case (the oracle skips it where the file system does not).
@@ -241,7 +241,7 @@ Expectation protected_path(const RuleInput& in) {
   return expect_write(path, r);
 }
 
-// The caller leaks an open directory fd for the target (class fd-leak, oracles/fs_change.cc):
+// The caller leaks an open directory fd for the target (class fd-leak, classes/fs_write/fs_change.cc):
 // a write through it is judged exactly like any other write there.
 Expectation leaked_fd_write(const RuleInput& in) {
   return write_by(in, "writing through a leaked directory fd is a write in that directory, ");

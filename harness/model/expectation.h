@@ -42,7 +42,7 @@ Expectation expect_fs(AttemptClass klass, const std::filesystem::path& path, con
 // path it classifies (policy_model_fuzzer, path_model_fuzzer) and never reads the why.
 Expected expected_fs(AttemptClass klass, const std::filesystem::path& path, const ResolvedPolicy& r);
 
-// Host objects ("ipc:<name>", model/host_object.h): the harness's own are denied
+// Host objects ("ipc:<name>", classes/host_object/spec_objects.h): the harness's own are denied
 // under every policy, the probe's own ("own-…", "workspace-file") allowed; the
 // loopback resolver (dns-loopback) follows the network mode.
 // Throws Error("bad-target", "...") when the object does not belong to `klass`.

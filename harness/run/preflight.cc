@@ -26,8 +26,8 @@ std::set<std::string> probes_needed(const std::vector<Execution>& plan) {
   for (const auto& ex : plan) {
     if (!ex.skip_reason.empty() || !ex.attempt) continue;
     if (ex.attempt->probe != kDriverFsProbe) out.insert(ex.attempt->probe);
-    // The harness's own helpers: attempt/oracles/spawner_follow.cc execs the no-op probe,
-    // host/*/host_objects.cc starts the victim outside every sandbox, attempt/oracles/fs_api.cc
+    // The harness's own helpers: classes/handover/spawner_follow.cc execs the no-op probe,
+    // host/*/host_objects.cc starts the victim outside every sandbox, classes/fs_api/fs_api.cc
     // the race's calibration victim.
     if (ex.attempt->klass == AttemptClass::kSpawnerFollow) out.insert("noop");
     if (ex.attempt->klass == AttemptClass::kFsApiRace) out.insert("race-victim");

@@ -26,7 +26,7 @@
 #include "harness/core/file_prefix.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
-#include "harness/model/host_object.h"
+#include "harness/classes/host_object/spec_objects.h"
 #include "harness/host/availability.h"
 #include "harness/host/posix/dns_resolver.h"
 #include "harness/host/posix/net_family_objects.h"

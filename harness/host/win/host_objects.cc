@@ -2,7 +2,7 @@
 #include "harness/host/host_objects.h"
 
 #include "harness/core/error.h"
-#include "harness/model/host_object.h"
+#include "harness/classes/host_object/spec_objects.h"
 #include "harness/host/availability.h"
 #include "harness/host/own_object.h"
 #include "harness/host/win/desktop_objects.h"
