@@ -105,6 +105,45 @@ TEST(HostObject, WindowsObjectsHostDeniedControlsAllowed) {
     EXPECT_TRUE(host_object_unavailable(name)) << name;  // Windows locations; the class itself runs on Linux
 }
 
+// Availability comes from the class table, never from the class: a class outside its platforms
+// is unavailable with its entry's sentence, one on them as its requirement says.
+TEST(HostObject, ClassAvailabilityFollowsTheTableEntry) {
+  for (const ClassSpec& s : class_table()) {
+    SCOPED_TRACE(s.name);
+    const auto why = class_unavailable(s.klass);
+    if (s.platforms == Platforms::kWindows) {
+      ASSERT_TRUE(why);
+      EXPECT_EQ(*why, s.platform_why);
+    } else {
+      EXPECT_EQ(why, requirement_unavailable(s.needs));  // Linux x86-64: every other platform set runs here
+    }
+  }
+  EXPECT_EQ(requirement_unavailable(Requirement::kNone), std::nullopt);
+  EXPECT_EQ(class_spec(AttemptClass::kIoUringConnect).needs, Requirement::kIoUring);
+}
+
+// Every object of a class is of a kind the class's objects share (the host makes it by kind), and
+// the kinds of one class are few: the IPC class alone spans two (SysV/POSIX objects, shared files).
+TEST(HostObject, EveryObjectHasTheKindOfItsClass) {
+  for (const char* name : {"victim", "own-victim", "sysv-shm", "posix-shm", "tmp-file", "workspace-file",
+                           "users-public-file", "user-key", "pty", "dns-loopback", "hkcu-run", "reg-grant", "pipe",
+                           "own-event", "window", "clipboard-read", "own-window", "hkcu-secret", "reg-grant-read",
+                           "physical-drive", "own-device", "icmp-loopback", "own-vsock"}) {
+    const HostObjectInfo* o = host_object_info(name);
+    ASSERT_NE(o, nullptr) << name;
+    const std::string n = name;
+    const bool ipc_object = n.find("sysv") != std::string::npos || n.find("posix-shm") != std::string::npos;
+    if (o->klass == AttemptClass::kIpcReach)
+      EXPECT_EQ(o->kind, ipc_object ? HostObjectKind::kIpc : HostObjectKind::kSharedFile) << name;
+    if (o->klass == AttemptClass::kRegistryRead) EXPECT_EQ(o->kind, HostObjectKind::kRegistrySecret) << name;
+    if (o->klass == AttemptClass::kRegistryWrite) EXPECT_EQ(o->kind, HostObjectKind::kRegistryKey) << name;
+    if (o->klass == AttemptClass::kDeviceRead) EXPECT_EQ(o->kind, HostObjectKind::kRawDevice) << name;
+    if (o->klass == AttemptClass::kProcessReach) EXPECT_EQ(o->kind, HostObjectKind::kProcess) << name;
+    if (o->klass == AttemptClass::kDesktopReach) EXPECT_EQ(o->kind, HostObjectKind::kDesktop) << name;
+    if (o->klass == AttemptClass::kNamedObjectReach) EXPECT_EQ(o->kind, HostObjectKind::kNamedObject) << name;
+  }
+}
+
 TEST(HostObject, LoopbackResolverFollowsTheNetworkMode) {
   EXPECT_EQ(exp(AttemptClass::kDnsQuery, "ipc:dns-loopback", NetworkMode::kNone), Expected::kDenied);
   EXPECT_EQ(exp(AttemptClass::kDnsQuery, "ipc:dns-loopback", NetworkMode::kLoopback), Expected::kAllowed);

@@ -7,76 +7,76 @@ namespace {
 constexpr HostObjectInfo kObjects[] = {
     // process-reach: a victim process the harness starts outside (ptrace, process_vm_readv,
     // /proc/<pid>/mem and environ, kill); the control is a child the probe starts itself.
-    {"victim", AttemptClass::kProcessReach, true},
-    {"own-victim", AttemptClass::kProcessReach, false},
+    {"victim", AttemptClass::kProcessReach, HostObjectKind::kProcess, true},
+    {"own-victim", AttemptClass::kProcessReach, HostObjectKind::kProcess, false},
     // ipc-reach: SysV shm / msg queue and POSIX shm the harness creates in the host's IPC
     // namespace and /dev/shm, files in the host's /tmp and /var/tmp; controls are the
     // probe's own objects, and for the shared dirs a file in the workspace.
-    {"sysv-shm", AttemptClass::kIpcReach, true},
-    {"own-sysv-shm", AttemptClass::kIpcReach, false},
-    {"sysv-msg", AttemptClass::kIpcReach, true},
-    {"own-sysv-msg", AttemptClass::kIpcReach, false},
-    {"posix-shm", AttemptClass::kIpcReach, true},
-    {"own-posix-shm", AttemptClass::kIpcReach, false},
-    {"tmp-file", AttemptClass::kIpcReach, true},
-    {"var-tmp-file", AttemptClass::kIpcReach, true},
+    {"sysv-shm", AttemptClass::kIpcReach, HostObjectKind::kIpc, true},
+    {"own-sysv-shm", AttemptClass::kIpcReach, HostObjectKind::kIpc, false},
+    {"sysv-msg", AttemptClass::kIpcReach, HostObjectKind::kIpc, true},
+    {"own-sysv-msg", AttemptClass::kIpcReach, HostObjectKind::kIpc, false},
+    {"posix-shm", AttemptClass::kIpcReach, HostObjectKind::kIpc, true},
+    {"own-posix-shm", AttemptClass::kIpcReach, HostObjectKind::kIpc, false},
+    {"tmp-file", AttemptClass::kIpcReach, HostObjectKind::kSharedFile, true},
+    {"var-tmp-file", AttemptClass::kIpcReach, HostObjectKind::kSharedFile, true},
     // Windows: files where every user may write (C:\Users\Public, C:\ProgramData, a directory
     // with an Everyone full-control ACE, the user's %TEMP%: host/win/shared_files.h); the
     // control is workspace-file, as for /tmp.
-    {"users-public-file", AttemptClass::kIpcReach, true},
-    {"programdata-file", AttemptClass::kIpcReach, true},
-    {"everyone-dir-file", AttemptClass::kIpcReach, true},
-    {"user-temp-file", AttemptClass::kIpcReach, true},
-    {"workspace-file", AttemptClass::kIpcReach, false},
+    {"users-public-file", AttemptClass::kIpcReach, HostObjectKind::kSharedFile, true},
+    {"programdata-file", AttemptClass::kIpcReach, HostObjectKind::kSharedFile, true},
+    {"everyone-dir-file", AttemptClass::kIpcReach, HostObjectKind::kSharedFile, true},
+    {"user-temp-file", AttemptClass::kIpcReach, HostObjectKind::kSharedFile, true},
+    {"workspace-file", AttemptClass::kIpcReach, HostObjectKind::kSharedFile, false},
     // key-read: a user key in the harness's user keyring (keyrings(7)); control: the probe's own key.
-    {"user-key", AttemptClass::kKeyRead, true},
-    {"own-key", AttemptClass::kKeyRead, false},
+    {"user-key", AttemptClass::kKeyRead, HostObjectKind::kKey, true},
+    {"own-key", AttemptClass::kKeyRead, HostObjectKind::kKey, false},
     // tty-inject: a pty the harness owns and gives the spawner as stdin and controlling
     // terminal; control: a pty the probe opens itself.
-    {"pty", AttemptClass::kTtyInject, true},
-    {"own-pty", AttemptClass::kTtyInject, false},
+    {"pty", AttemptClass::kTtyInject, HostObjectKind::kPty, true},
+    {"own-pty", AttemptClass::kTtyInject, HostObjectKind::kPty, false},
     // dns-query: a resolver the harness runs on the host's 127.0.0.1 (UDP), and one on a
     // unix datagram socket in the workspace (reachable in every network mode: the control).
-    {"dns-loopback", AttemptClass::kDnsQuery, true},
-    {"dns-workspace", AttemptClass::kDnsQuery, false},
+    {"dns-loopback", AttemptClass::kDnsQuery, HostObjectKind::kResolver, true},
+    {"dns-workspace", AttemptClass::kDnsQuery, HostObjectKind::kResolver, false},
     // registry-write (Windows): the HKCU Run key and an HKCU\Software canary key the harness
     // watches; control: a per-attempt key the harness creates and names to the probe.
-    {"hkcu-run", AttemptClass::kRegistryWrite, true},
-    {"hkcu-canary", AttemptClass::kRegistryWrite, true},
-    {"reg-grant", AttemptClass::kRegistryWrite, false},
+    {"hkcu-run", AttemptClass::kRegistryWrite, HostObjectKind::kRegistryKey, true},
+    {"hkcu-canary", AttemptClass::kRegistryWrite, HostObjectKind::kRegistryKey, true},
+    {"reg-grant", AttemptClass::kRegistryWrite, HostObjectKind::kRegistryKey, false},
     // named-object-reach (Windows): a named pipe server and a named event the harness owns;
     // controls: the probe's own pipe and event.
-    {"pipe", AttemptClass::kNamedObjectReach, true},
-    {"own-pipe", AttemptClass::kNamedObjectReach, false},
-    {"event", AttemptClass::kNamedObjectReach, true},
-    {"own-event", AttemptClass::kNamedObjectReach, false},
+    {"pipe", AttemptClass::kNamedObjectReach, HostObjectKind::kNamedObject, true},
+    {"own-pipe", AttemptClass::kNamedObjectReach, HostObjectKind::kNamedObject, false},
+    {"event", AttemptClass::kNamedObjectReach, HostObjectKind::kNamedObject, true},
+    {"own-event", AttemptClass::kNamedObjectReach, HostObjectKind::kNamedObject, false},
     // desktop-reach (Windows): a hidden top-level window the harness pumps on its own desktop,
     // and the clipboard (one per window station) holding a canary; control: the probe's own window.
-    {"window", AttemptClass::kDesktopReach, true},
-    {"clipboard-read", AttemptClass::kDesktopReach, true},
-    {"clipboard-write", AttemptClass::kDesktopReach, true},
-    {"own-window", AttemptClass::kDesktopReach, false},
+    {"window", AttemptClass::kDesktopReach, HostObjectKind::kDesktop, true},
+    {"clipboard-read", AttemptClass::kDesktopReach, HostObjectKind::kDesktop, true},
+    {"clipboard-write", AttemptClass::kDesktopReach, HostObjectKind::kDesktop, true},
+    {"own-window", AttemptClass::kDesktopReach, HostObjectKind::kDesktop, false},
     // registry-read (Windows): keys the harness creates under HKCU\Software and HKLM\Software
     // holding a canary value; control: a per-attempt key it creates and names to the probe.
-    {"hkcu-secret", AttemptClass::kRegistryRead, true},
-    {"hklm-secret", AttemptClass::kRegistryRead, true},
-    {"reg-grant-read", AttemptClass::kRegistryRead, false},
+    {"hkcu-secret", AttemptClass::kRegistryRead, HostObjectKind::kRegistrySecret, true},
+    {"hklm-secret", AttemptClass::kRegistryRead, HostObjectKind::kRegistrySecret, true},
+    {"reg-grant-read", AttemptClass::kRegistryRead, HostObjectKind::kRegistrySecret, false},
     // device-read (Windows): \\.\PhysicalDrive0, read by the harness itself first; control: a
     // workspace file the harness writes, read through the same calls.
-    {"physical-drive", AttemptClass::kDeviceRead, true},
-    {"own-device", AttemptClass::kDeviceRead, false},
+    {"physical-drive", AttemptClass::kDeviceRead, HostObjectKind::kRawDevice, true},
+    {"own-device", AttemptClass::kDeviceRead, HostObjectKind::kRawDevice, false},
     // net-family (host/posix/net_family_objects.h): a raw ICMP reader on the
     // host's loopback and one in the external host's namespace (the echo request carrying the
     // nonce decides); a veth pair the harness makes in the host's namespace (an alias set through
     // NETLINK_ROUTE decides); a vsock listener bound to VMADDR_CID_LOCAL. Controls: the probe's
     // own ping of its own loopback, its own RTM_GETLINK dump, its own vsock listener.
-    {"icmp-loopback", AttemptClass::kNetFamily, true},
-    {"icmp-external", AttemptClass::kNetFamily, true},
-    {"own-icmp", AttemptClass::kNetFamily, false},
-    {"netlink-link", AttemptClass::kNetFamily, true},
-    {"own-netlink", AttemptClass::kNetFamily, false},
-    {"vsock-local", AttemptClass::kNetFamily, true},
-    {"own-vsock", AttemptClass::kNetFamily, false},
+    {"icmp-loopback", AttemptClass::kNetFamily, HostObjectKind::kNetFamily, true},
+    {"icmp-external", AttemptClass::kNetFamily, HostObjectKind::kNetFamily, true},
+    {"own-icmp", AttemptClass::kNetFamily, HostObjectKind::kNetFamily, false},
+    {"netlink-link", AttemptClass::kNetFamily, HostObjectKind::kNetFamily, true},
+    {"own-netlink", AttemptClass::kNetFamily, HostObjectKind::kNetFamily, false},
+    {"vsock-local", AttemptClass::kNetFamily, HostObjectKind::kNetFamily, true},
+    {"own-vsock", AttemptClass::kNetFamily, HostObjectKind::kNetFamily, false},
 };
 }  // namespace
 
@@ -110,7 +110,7 @@ Expectation expect_host_object(AttemptClass klass, const Target& target, const P
       return {Expected::kDenied, m + " admits nothing but the sandbox's proxy: names are resolved by the proxy, not by a resolver the sandbox reaches"};
     return {Expected::kAllowed, m + " admits the host's loopback resolver"};
   }
-  if (klass == AttemptClass::kNetFamily && target.value != "netlink-link" && o->host) {
+  if (o->kind == HostObjectKind::kNetFamily && target.value != "netlink-link" && o->host) {
     // An echo request to the host's loopback or to the external host, and a vsock connect to
     // VMADDR_CID_LOCAL (the host's loopback in another family, not namespaced by netns), are
     // network reach: judged as a connect to the same place (tcp4-loopback, tcp4-external).
