@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "harness/core/error.h"
@@ -133,14 +134,19 @@ TEST(HostObject, EveryObjectHasTheKindOfItsClass) {
     ASSERT_NE(o, nullptr) << name;
     const std::string n = name;
     const bool ipc_object = n.find("sysv") != std::string::npos || n.find("posix-shm") != std::string::npos;
-    if (o->klass == AttemptClass::kIpcReach)
-      EXPECT_EQ(o->kind, ipc_object ? HostObjectKind::kIpc : HostObjectKind::kSharedFile) << name;
-    if (o->klass == AttemptClass::kRegistryRead) EXPECT_EQ(o->kind, HostObjectKind::kRegistrySecret) << name;
-    if (o->klass == AttemptClass::kRegistryWrite) EXPECT_EQ(o->kind, HostObjectKind::kRegistryKey) << name;
-    if (o->klass == AttemptClass::kDeviceRead) EXPECT_EQ(o->kind, HostObjectKind::kRawDevice) << name;
-    if (o->klass == AttemptClass::kProcessReach) EXPECT_EQ(o->kind, HostObjectKind::kProcess) << name;
-    if (o->klass == AttemptClass::kDesktopReach) EXPECT_EQ(o->kind, HostObjectKind::kDesktop) << name;
-    if (o->klass == AttemptClass::kNamedObjectReach) EXPECT_EQ(o->kind, HostObjectKind::kNamedObject) << name;
+    const std::map<AttemptClass, HostObjectKind> kind_of{
+        {AttemptClass::kIpcReach, ipc_object ? HostObjectKind::kIpc : HostObjectKind::kSharedFile},
+        {AttemptClass::kRegistryRead, HostObjectKind::kRegistrySecret},
+        {AttemptClass::kRegistryWrite, HostObjectKind::kRegistryKey},
+        {AttemptClass::kDeviceRead, HostObjectKind::kRawDevice},
+        {AttemptClass::kProcessReach, HostObjectKind::kProcess},
+        {AttemptClass::kDesktopReach, HostObjectKind::kDesktop},
+        {AttemptClass::kNamedObjectReach, HostObjectKind::kNamedObject},
+        {AttemptClass::kKeyRead, HostObjectKind::kKey},
+        {AttemptClass::kTtyInject, HostObjectKind::kPty},
+        {AttemptClass::kDnsQuery, HostObjectKind::kResolver},
+        {AttemptClass::kNetFamily, HostObjectKind::kNetFamily}};
+    EXPECT_EQ(o->kind, kind_of.at(o->klass)) << name;
   }
 }
 
