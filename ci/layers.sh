@@ -33,11 +33,13 @@ for n, line in enumerate(open(layers_file, encoding="utf-8"), 1):
         sys.exit(f"{layers_file}:{n}: expected '<level> <layer> <prefix>...'")
     layers += [(int(words[0]), words[1], p) for p in words[2:]]
 layers.sort(key=lambda l: -len(l[2]))  # longest prefix first
+# A prefix's `*` stands for any characters but `/` (harness/classes/*/spec: a family's model files).
+matchers = [(level, name, re.compile("[^/]*".join(map(re.escape, prefix.split("*"))))) for level, name, prefix in layers]
 
 
 def layer_of(path):
-    for level, name, prefix in layers:
-        if path.startswith(prefix):
+    for level, name, prefix in matchers:
+        if prefix.match(path):
             return level, name
     return None
 

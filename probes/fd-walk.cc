@@ -18,7 +18,7 @@
 //   pipe       (only with --nonce) the line, written when the pipe takes it within 100 ms
 //   other      listed (kind, path) and left alone
 //              A write into another program's stream is judged where the harness owns the
-//              reader: the harness leaks a FIFO whose read end it holds (oracles/leaked_fd.cc)
+//              reader: the harness leaks a FIFO whose read end it holds (harness/classes/handover/leaked_fd.cc)
 // TOKEN = keyed_sha256_hex("breakout fd-walk", NONCE): the harness looks for it in the host
 // file each fd names. It is not the nonce itself, which is on this probe's command line and so
 // in any log a spawner keeps of it; only a write through the fd puts the token in a file.

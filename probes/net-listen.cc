@@ -1,5 +1,5 @@
 // breakout-probe-net-listen: listens inside the sandbox and waits for the host to connect in
-// (class net-inbound; the harness's own connect decides, attempt/oracles/inbound.cc).
+// (class net-inbound; the harness's own connect decides, harness/classes/net/inbound.cc).
 //
 //   breakout-probe-net-listen --target SPEC --nonce N --mark FILE [--wait-ms MS] [--witness PATH]
 //

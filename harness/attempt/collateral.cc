@@ -5,6 +5,7 @@
 
 #include "harness/core/text.h"
 #include "harness/model/expectation.h"
+#include "harness/model/expectation_rules.h"
 #include "harness/host/net_listeners.h"
 
 namespace breakout {
@@ -48,12 +49,14 @@ std::vector<std::string> denied_listeners_reached(const Execution& ex, const Att
   for (const std::string& name : ctx.listeners->received(io.nonce)) {
     if (name == own) continue;  // the class oracle judged that one
     const Target t{TargetKind::kEndpoint, "net:" + name, name};
-    // Judged by the route the attempt takes: a proxy-connect attempt's nonce may reach what its
-    // proxy admits (proxy.host-header names the allowed destination as a decoy); any other
-    // execution's only through a direct connect.
-    const AttemptClass route =
-        ex.attempt->klass == AttemptClass::kProxyConnect ? AttemptClass::kProxyConnect : AttemptClass::kNetConnect;
-    if (expect(route, &t, *ex.policy, tree.roots()).value == Expected::kDenied) out.push_back(name);
+    // Judged by the route the attempt takes: the nonce of a class that goes through the proxy
+    // (ClassSpec::via_proxy: proxy-connect) may reach what its proxy admits (proxy.host-header
+    // names the allowed destination as a decoy), by the class's own rule; any other execution's
+    // only what a direct connect may reach (rules::connect).
+    const ClassSpec& spec = class_spec(ex.attempt->klass);
+    const RuleInput in{ex.attempt->klass, &t, *ex.policy, tree.roots()};
+    const Expectation e = spec.via_proxy ? expect(ex.attempt->klass, &t, *ex.policy, tree.roots()) : rules::connect(in);
+    if (e.value == Expected::kDenied) out.push_back(name);
   }
   return out;
 }

@@ -9,7 +9,7 @@
 #include "harness/core/error.h"
 #include "harness/core/file_prefix.h"
 #include "harness/core/text.h"
-#include "harness/model/host_object.h"
+#include "harness/classes/host_object/spec_objects.h"
 #include "harness/host/remote_listener.h"
 
 namespace breakout {
@@ -220,6 +220,20 @@ OrSkip<AttemptIo> prepare_io(const Execution& ex, const AttemptTree& tree, const
     }
   }
   return io;
+}
+
+Observation observe_token(const std::string& token, const std::string& what, const LaunchResult& run,
+                          const AttemptTree& tree, const std::filesystem::path& own_file) {
+  Observation o;
+  if (token.empty()) {
+    o.summary = what + ": no canary token to look for";
+    return o;
+  }
+  const auto where = find_token(token, run, tree, own_file);
+  o.evidence["token_seen_in"] = where;
+  o.effect = where.empty() ? Effect::kNotHappened : Effect::kHappened;
+  o.summary = where.empty() ? what + " canary token seen nowhere outside" : what + " canary token seen in " + where[0];
+  return o;
 }
 
 }  // namespace breakout

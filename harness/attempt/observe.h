@@ -35,7 +35,7 @@ struct AttemptIo {
   std::string target_token;                  // fs targets: the canary token of target_path, if it is one
   std::string caller_env_token;              // env-leak: the canary value of the variable
   std::unique_ptr<UnixNonceListener> unix_listener;  // net:unix-workspace, unix-outside, abstract
-  std::unique_ptr<HostObject> host_object;           // ipc:<name> (oracles/host_object.cc)
+  std::unique_ptr<HostObject> host_object;           // ipc:<name> (classes/host_object/host_object.cc)
 };
 
 // Lines in a file (heartbeats): 0 when it does not exist.
@@ -82,7 +82,7 @@ nlohmann::json describe_change(const FsChange& c);
 
 // Snapshot diff judged against the writable roots (fs-write and everything that writes).
 // `beyond_the_walk`: changes the tree's walk cannot see (it stays on the tree's device), keyed
-// like the snapshot's paths: what a harness-owned mount inside the tree saw (oracles/submount.cc).
+// like the snapshot's paths: what a harness-owned mount inside the tree saw (classes/fs_write/submount.cc).
 Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, const ResolvedPolicy& policy,
                               const Snapshot& before, const AttemptIo& io,
                               const std::vector<FsChange>& beyond_the_walk = {});
@@ -90,5 +90,9 @@ Observation observe_fs_change(const Execution& ex, const AttemptTree& tree, cons
 // Where `token` shows up: stdout, stderr and every file of the tree but `own_file`.
 std::vector<std::string> find_token(const std::string& token, const LaunchResult& run, const AttemptTree& tree,
                                     const std::filesystem::path& own_file);
+// A canary token the harness planted, looked for outside (find_token): the read classes' observation
+// (fs-read, env-leak). `what` names the canary in the summary ("file", "environment").
+Observation observe_token(const std::string& token, const std::string& what, const LaunchResult& run,
+                          const AttemptTree& tree, const std::filesystem::path& own_file);
 
 }  // namespace breakout

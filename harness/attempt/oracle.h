@@ -3,7 +3,7 @@
 // run_attempt.cc calls the steps in order; each has a default that is right for a
 // probe run once in a booted sandbox, so most oracles write observe() alone. The
 // oracle table (oracle_table.cc) names each class's oracle; implementations live one
-// per file under attempt/oracles/. An oracle decides from outside (the host, the
+// per family under harness/classes/<family>/. An oracle decides from outside (the host, the
 // listeners, the harness's own captures); the probe's report is display, or at most
 // an excuse (excuse.h) that nothing happening outside must back.
 #pragma once

@@ -1,12 +1,17 @@
-// The oracle of every attempt class, in the order of model/classes.def, which names each one's judge.
+// The oracle of every attempt class, in the order of model/classes.def, whose families' .def files
+// name each one's judge (a factory of the family's judge.h, harness/classes/<family>/).
 //
 // The model's entry (model/class_table.cc) says what a class is and what the policy expects of
 // it; this table makes its oracle. Two tables in two layers from one list, so the model (and the
 // fuzz targets built on it) never links the runner.
 #include "harness/attempt/oracle.h"
-#include "harness/attempt/oracles/oracles.h"
 #include "harness/core/error.h"
 #include "harness/model/class_spec.h"
+
+// Every family's judge.h, from the family list itself (each .def gives its judge.h with this defined).
+#define BREAKOUT_FAMILY_JUDGE
+#include "harness/model/classes.def"
+#undef BREAKOUT_FAMILY_JUDGE
 
 namespace breakout {
 

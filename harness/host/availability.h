@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/model/scenario.h"
+#include "harness/model/class_spec.h"
 
 namespace breakout {
 
@@ -16,9 +16,15 @@ namespace breakout {
 // plan time, so an unavailable object is a skip, never a pass.
 std::optional<std::string> host_object_unavailable(const std::string& name);
 
-// The same for a whole class whose mechanism the kernel may lack (io-uring-write/-connect:
-// io_uring_setup(2) fails with ENOSYS, or kernel.io_uring_disabled forbids it).
+// The same for a whole class, read from its table entry, never from the class itself: outside its
+// platforms (ClassSpec::platforms) its `platform_why`; on them what its requirement says
+// (availability.cc).
 std::optional<std::string> class_unavailable(AttemptClass klass);
+
+// Whether this host's kernel offers mechanism `r` (Requirement::kIoUring: io_uring_setup(2) fails
+// with ENOSYS, or kernel.io_uring_disabled forbids it); the kernel's reason when it does not.
+// Platform code: host/posix/host_objects.cc, host/win/host_objects.cc.
+std::optional<std::string> requirement_unavailable(Requirement r);
 
 // Whether this host's kernel runs syscalls of the foreign x86 ABI `abi` ("i386":
 // int 0x80, ia32 emulation; "x32": nr | __X32_SYSCALL_BIT) for a 64-bit process;

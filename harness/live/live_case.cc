@@ -169,7 +169,7 @@ const std::vector<std::string>& live_cwds() {
 }
 
 const std::vector<std::string>& live_path_entries() {
-  // path-hijack's params (oracles/path_hijack.cc), "absolute" for its "".
+  // path-hijack's params (classes/handover/path_hijack.cc), "absolute" for its "".
   static const std::vector<std::string> entries = {"caller", "absolute", "relative", "dot", "empty"};
   return entries;
 }
@@ -246,6 +246,16 @@ std::vector<std::uint8_t> encode_live_case(const LiveCase& c) {
   return out;
 }
 
+namespace {
+
+// A live case's class, by its name in scenario files, as a scenario file names it.
+AttemptClass class_named(const char* name) {
+  if (const auto c = attempt_class_from(name)) return *c;
+  throw Error("bad-class", std::string("no attempt class ") + name);
+}
+
+}  // namespace
+
 Attempt live_attempt(const LiveCase& c) {
   Attempt a;
   const std::string kind = live_kind(c), detail = detail_of(c);
@@ -261,7 +271,7 @@ Attempt live_attempt(const LiveCase& c) {
   if (c.control != c.target) a.targets.push_back(c.control);
   a.source = "live fuzzer";
   if (is_proxy(c.op)) {
-    a.klass = AttemptClass::kProxyConnect;
+    a.klass = class_named("proxy-connect");
     a.args = {"--target", "{target}", "--nonce", "{nonce}", "--route", route_of(c.op)};
     const auto& extra = spellings()[c.spelling % spellings().size()].args;
     a.args.insert(a.args.end(), extra.begin(), extra.end());
@@ -273,25 +283,25 @@ Attempt live_attempt(const LiveCase& c) {
   }
   a.param = c.form == PathForm::kAbsolute ? "" : to_string(c.form);
   if (kind == "path-hijack") {
-    a.klass = AttemptClass::kPathHijack;
+    a.klass = class_named("path-hijack");
     a.args = {"--name", "git", "--arg", "--version"};  // as exec.path-hijack: an agent's command
     a.param = path_param(c.path);
   } else if (kind == "cwd-write") {
-    a.klass = AttemptClass::kCwdWrite;
+    a.klass = class_named("cwd-write");
     a.args = {"--op", "create", "--path", "breakout-cwd-{tag}"};  // as exec.cwd-outside: relative
   } else {
     const bool exists = pair_of(c.op, index_of(c.op, c.target)).exists;
     switch (c.op) {
       case LiveOp::kProbeWrite:
-        a.klass = AttemptClass::kFsWrite;
+        a.klass = class_named("fs-write");
         a.args = {"--op", exists ? "append" : "create", "--path", "{target}"};
         break;
       case LiveOp::kProbeRead:
-        a.klass = AttemptClass::kFsRead;
+        a.klass = class_named("fs-read");
         a.args = {"--path", "{target}", "--echo"};
         break;
-      case LiveOp::kApiWrite: a.klass = AttemptClass::kFsApiWrite; break;
-      case LiveOp::kApiRead: a.klass = AttemptClass::kFsApiRead; break;
+      case LiveOp::kApiWrite: a.klass = class_named("fs-api-write"); break;
+      case LiveOp::kApiRead: a.klass = class_named("fs-api-read"); break;
       default: throw Error("bad-live-case", std::string("operation ") + to_string(c.op));
     }
   }
@@ -310,7 +320,7 @@ std::optional<Attempt> live_control_attempt(const LiveCase& c) {
                   ": it must get through, or the proxy admits nothing and a denial means nothing.";
   a.reference = spelled.reference;
   a.platforms = spelled.platforms;
-  a.klass = AttemptClass::kProxyConnect;
+  a.klass = class_named("proxy-connect");
   a.probe = probe_for(a.klass);
   a.args = {"--target", "{target}", "--nonce", "{nonce}", "--route", route_of(c.op)};
   a.uses_names = spellings()[c.spelling].by_name;

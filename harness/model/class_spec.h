@@ -1,11 +1,11 @@
 // The class table's entry: everything breakout knows about one attempt class, in one place.
 //
-// The schema (scenario.cc), the planner (run/plan.cc), the expectation model
-// (expectation.cc) and the runner (attempt/run_attempt.cc) read an attempt's
-// class only through its entry; none of them switches on the class. The table
-// is model/class_table.cc; the oracle that judges each class is its row in
-// attempt/oracle_table.cc (the model layer never links the runner: the fuzz
-// targets build on the model alone). How to add a class: docs/architecture.md.
+// The schema (scenario.cc), the planner (run/plan.cc), the expectation model (expectation.cc), the
+// host's availability (host/availability.cc) and the runner read an attempt's class only through its
+// entry; none of them switches on the class. The table is model/class_table.cc, made of the families'
+// rows (harness/classes/<family>/spec.h); the oracle that judges each class is its row in
+// attempt/oracle_table.cc (the model layer never links the runner: the fuzz targets build on the
+// model alone). How to add a class: docs/architecture.md.
 #pragma once
 
 #include <cstddef>
@@ -15,9 +15,6 @@
 #include "harness/model/scenario.h"
 
 namespace breakout {
-
-// Which fs rule a path-target class is judged by (expect_fs, paths::classify).
-enum class FsRule { kNone, kWrite, kRead };
 
 // The policy field an attempt's expectation is decided by: a spawner that cannot express
 // that field skips the class's executions it decides (Spawner::cannot_express_execution).
@@ -29,6 +26,14 @@ enum class PolicyField { kNone, kWritable, kDenyRead, kDenyWrite, kNetwork, kEnv
 
 // What the schema demands of an attempt's timeout_ms.
 enum class TimeoutRule { kAny, kFinite, kNone };
+
+// Where a class's mechanism exists at all. A host outside them plans its executions as a skip
+// with the class's `platform_why` (host/availability.h, class_unavailable).
+enum class Platforms { kAny, kLinux, kX86_64Linux, kWindows };
+
+// A kernel mechanism the class needs, which a host of its platforms may still lack or forbid; the
+// host layer asks the kernel about the requirement, never about the class (host/availability.h).
+enum class Requirement { kNone, kIoUring };
 
 // What an expectation rule is given; `target` is null for classes without targets.
 struct RuleInput {
@@ -59,6 +64,18 @@ struct ClassSpec {
   TimeoutRule timeout = TimeoutRule::kAny;
   const char* params = nullptr;     // "i386|x32": the only values `param` may take (nullptr: any)
   const char* host_noun = nullptr;  // host-object classes: what no policy grants ("processes")
+  // Availability: where the mechanism exists (`platform_why` says so elsewhere), and what it needs there.
+  Platforms platforms = Platforms::kAny;
+  const char* platform_why = nullptr;
+  Requirement needs = Requirement::kNone;
+  // A probe the harness itself runs for this class besides `probe` (run/preflight.cc checks it is
+  // installed): "noop" for spawner-follow's learning execs, "race-victim" for fs-api-race's calibration.
+  const char* helper_probe = nullptr;
+  // Its nonce travels through the sandbox's proxy: another listener it reaches is judged by the
+  // class's own rule (attempt/collateral.cc), and a template tool's proxy limits apply to it
+  // ([cannot_express] proxy_ports, proxy_local; spawner/template_spawner.cc). Otherwise a nonce
+  // elsewhere is judged as a direct connect's.
+  bool via_proxy = false;
   // The expectation: `expect` when set, else the fixed value and sentence.
   ExpectRule expect = nullptr;
   Expected fixed = Expected::kDenied;

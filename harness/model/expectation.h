@@ -23,6 +23,9 @@ const char* to_string(Expected e);
 // The execution's role in results.json: "deny", "allow" (a control), "observe" or "contract".
 const char* role_of(Expected e);
 
+// Which fs rule a path-target class is judged by (its table entry's `fs`; expect_fs, paths::classify).
+enum class FsRule { kNone, kWrite, kRead };
+
 struct Expectation {
   Expected value{};
   std::string why;  // one sentence citing the policy rule
@@ -33,20 +36,14 @@ struct Expectation {
 Expectation expect(AttemptClass klass, const Target* target, const Policy& policy,
                    const TreeRoots& roots);
 
-// What expect() gives an "fs:" target of class fs-write or fs-read (and their real-home
-// forms) at absolute, lexically normal `path`, with the policy already resolved: the
+// What expect() gives an "fs:" target judged by fs rule `rule` (fs-write, fs-read and their
+// real-home forms) at absolute, lexically normal `path`, with the policy already resolved: the
 // path classifier calls it per resolved path instead of resolving the policy again.
-// Throws Error("bad-class", "...") for any other class.
-Expectation expect_fs(AttemptClass klass, const std::filesystem::path& path, const ResolvedPolicy& r);
+// Throws Error("bad-class", "...") for FsRule::kNone.
+Expectation expect_fs(FsRule rule, const std::filesystem::path& path, const ResolvedPolicy& r);
 // expect_fs(...).value without building the sentence: paths::classify asks it for every
 // path it classifies (policy_model_fuzzer, path_model_fuzzer) and never reads the why.
-Expected expected_fs(AttemptClass klass, const std::filesystem::path& path, const ResolvedPolicy& r);
-
-// Host objects ("ipc:<name>", model/host_object.h): the harness's own are denied
-// under every policy, the probe's own ("own-…", "workspace-file") allowed; the
-// loopback resolver (dns-loopback) follows the network mode.
-// Throws Error("bad-target", "...") when the object does not belong to `klass`.
-Expectation expect_host_object(AttemptClass klass, const Target& target, const Policy& policy);
+Expected expected_fs(FsRule rule, const std::filesystem::path& path, const ResolvedPolicy& r);
 
 // Placeholder roots used when no attempt tree exists yet (schema checks, `list`).
 TreeRoots placeholder_roots();

@@ -1,33 +1,30 @@
-// The expectation rules the class table (class_spec.h) names: one per kind of target.
+// The expectation rules several families' classes name (class_spec.h), and what the families' own
+// rules (harness/classes/<family>/spec.h) build on.
 //
 // Each cites the policy field it applies (expectation.cc). They are reached only
-// through expect() and the table; a new class picks one of these or adds its own.
+// through expect() and the table; a new class picks one of these, its family's, or adds its own.
 #pragma once
+
+#include <filesystem>
+#include <string>
 
 #include "harness/model/class_spec.h"
 
 namespace breakout::rules {
 
+// The rules more than one family names (the others are their family's own, in its spec.h).
 Expectation fs_path(const RuleInput& in);          // by the entry's FsRule: writable roots, or deny_read
-Expectation protected_path(const RuleInput& in);  // deny_write first, also its holders and case variants
-Expectation fs_api_write(const RuleInput& in);     // the write rule, through the spawner's fs API
-Expectation fs_api_read(const RuleInput& in);      // deny_read first, then confined to the writable roots
-Expectation leaked_fd_write(const RuleInput& in);  // the write rule of the leaked directory
-Expectation cwd_write(const RuleInput& in);        // the write rule of the requested cwd
-Expectation path_hijack(const RuleInput& in);      // the write rule where a PATH stub leaves its marker
-Expectation fail_open(const RuleInput& in);        // the write rule, whatever the enforcer could do
-Expectation spawner_follow(const RuleInput& in);   // the write rule at the planted link's target
 Expectation race_write(const RuleInput& in);       // the write rule at the path the race aims at
-Expectation submount_write(const RuleInput& in);   // the write rule where the submount sits
-Expectation race_read(const RuleInput& in);        // the read rule at the path the harness planted the canary
-Expectation io_uring_write(const RuleInput& in);   // the write rule (IORING_OP_OPENAT)
-Expectation abi_write(const RuleInput& in);        // the write rule (i386/x32 syscall numbers)
 Expectation connect(const RuleInput& in);          // network mode, unix-socket write rule, abstract sockets
-Expectation bind_alias_connect(const RuleInput& in);  // the write rule where the harness bind-mounts the socket
-Expectation proxy_connect(const RuleInput& in);    // network = proxy: its allowed destination only; else connect
-Expectation env_leak(const RuleInput& in);         // env.inherit and env.pinned
-Expectation env_override(const RuleInput& in);     // pins hold; the control must arrive
-Expectation host_object(const RuleInput& in);      // the harness's objects denied, the probe's own allowed
-Expectation recon(const RuleInput& in);            // network = none's namespace promise, else observed
+
+// What the families' own rules build on.
+Expectation write_at(const std::filesystem::path& path, const ResolvedPolicy& r);  // the write rule at a normal path
+Expectation read_at(const std::filesystem::path& path, const ResolvedPolicy& r);   // the read rule (deny_read) there
+// The target, which must be of `kind` (else Error("bad-target", "... is not <what>")).
+const Target& aimed(const RuleInput& in, TargetKind kind, const char* what);
+// A path target as a policy path (resolve_policy_path against the roots).
+std::filesystem::path policy_path(const RuleInput& in);
+// A write by another mechanism than openat(2) in the probe: the write rule, its sentence after `how`.
+Expectation write_by(const RuleInput& in, const std::string& how);
 
 }  // namespace breakout::rules

@@ -37,7 +37,7 @@ std::optional<Mechanism> mechanism_of(const Target& target) {
     const std::string reach = endpoint_reach(target.value);
     if (reach == "workspace-socket" || reach == "host-socket" || reach == "abstract-socket") return Mechanism::kAfUnix;
   }
-  // dns-query's control: a resolver on a unix datagram socket in the workspace (host_object.cc).
+  // dns-query's control: a resolver on a unix datagram socket in the workspace (host/posix/host_objects.cc).
   if (target.kind == TargetKind::kHostObject && target.value == "dns-workspace") return Mechanism::kAfUnix;
   // net-family (scenarios/attempts/net_families.toml): what each echo or netlink request needs.
   if (target.kind == TargetKind::kHostObject &&

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "harness/core/error.h"
-#include "harness/model/host_object.h"
+#include "harness/classes/host_object/spec_objects.h"
 
 namespace breakout {
 

@@ -7,7 +7,7 @@
 // proxy-allowed, proxy-denied (network = "proxy": the destination the spawner's proxy is told to
 // admit, and one it is not; both TCP on the external host), name-denied (TCP on the external
 // host's second address, where the denied names resolve: host/name_server.h)), "env:<NAME>", "ipc:<host object>"
-// (model/host_object.h: victim, sysv-shm, user-key, pty, own-victim, ...).
+// (classes/host_object/spec_objects.h: victim, sysv-shm, user-key, pty, own-victim, ...).
 #pragma once
 
 #include <string>
@@ -45,7 +45,7 @@ inline constexpr const char* kHostSocketPolicyPath = "parent/host-service.sock";
 // (same directory, so the same write rule judges it).
 inline constexpr const char* kSshAgentPolicyPath = "parent/ssh-agent.sock";
 // Where class bind-alias-connect's harness bind-mounts an endpoint's path socket a second time
-// (attempt/oracles/bind_alias.cc), as a policy path: net:unix-outside's in sibling/ (outside every
+// (classes/net/bind_alias.cc), as a policy path: net:unix-outside's in sibling/ (outside every
 // writable root, away from the original's directory), net:unix-workspace's inside the workspace
 // (the control). nullptr for an endpoint without a path socket of its own to alias.
 const char* bind_alias_policy_path(const std::string& endpoint);

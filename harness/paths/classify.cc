@@ -47,8 +47,8 @@ Classified classify(const fs::path& resolved, const std::string& object, const R
       !resolved.empty() && resolved.native().front() == '/' && is_lexically_normal(resolved);
   const fs::path renormalised = normal_already ? fs::path() : resolve_policy_path(resolved.string(), roots);
   const fs::path& normal = normal_already ? resolved : renormalised;
-  c.write = expected_fs(AttemptClass::kFsWrite, normal, r);
-  c.read = expected_fs(AttemptClass::kFsRead, normal, r);
+  c.write = expected_fs(FsRule::kWrite, normal, r);
+  c.read = expected_fs(FsRule::kRead, normal, r);
   return c;
 }
 

@@ -64,7 +64,7 @@ struct LaunchSpec {
   std::vector<std::string> env;    // "NAME=value", passed exactly (not merged with ours)
   // The PATH argv[0] is looked up on instead of env's: the caller's own, when a per-exec
   // override changed the PATH the spawner gets (the harness picks the spawner binary, not the
-  // PATH an attempt hands over; oracles/path_hijack.cc). nullopt: env's PATH.
+  // PATH an attempt hands over; classes/handover/path_hijack.cc). nullopt: env's PATH.
   std::optional<std::string> lookup_path;
   std::optional<std::chrono::milliseconds> timeout;  // nullopt: wait forever
   std::size_t max_capture = 64u << 20;  // bytes kept per stream; hostile-input bound

@@ -5,7 +5,7 @@
 
 #include "harness/core/text.h"
 #include "harness/model/class_spec.h"
-#include "harness/model/host_object.h"
+#include "harness/classes/host_object/spec_objects.h"
 #include "harness/host/availability.h"
 #include "harness/model/mechanism.h"
 #include "harness/host/net_listeners.h"

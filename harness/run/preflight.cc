@@ -2,6 +2,7 @@
 #include "harness/run/preflight.h"
 
 #include "harness/core/error.h"
+#include "harness/model/class_spec.h"
 #include "harness/model/scenario.h"
 #include "harness/platform/os.h"
 
@@ -26,11 +27,10 @@ std::set<std::string> probes_needed(const std::vector<Execution>& plan) {
   for (const auto& ex : plan) {
     if (!ex.skip_reason.empty() || !ex.attempt) continue;
     if (ex.attempt->probe != kDriverFsProbe) out.insert(ex.attempt->probe);
-    // The harness's own helpers: attempt/oracles/spawner_follow.cc execs the no-op probe,
-    // host/*/host_objects.cc starts the victim outside every sandbox, attempt/oracles/fs_api.cc
-    // the race's calibration victim.
-    if (ex.attempt->klass == AttemptClass::kSpawnerFollow) out.insert("noop");
-    if (ex.attempt->klass == AttemptClass::kFsApiRace) out.insert("race-victim");
+    // The harness's own helpers: a class's helper probe (ClassSpec::helper_probe: spawner-follow's
+    // no-op execs, fs-api-race's calibration victim); host/*/host_objects.cc starts the victim
+    // outside every sandbox.
+    if (const char* helper = class_spec(ex.attempt->klass).helper_probe) out.insert(helper);
     if (ex.target && ex.target->kind == TargetKind::kHostObject && ex.target->value == "victim") out.insert("victim");
   }
   return out;

@@ -260,7 +260,7 @@ class TemplateSpawner final : public Spawner {
     if (!c.caller_fds.empty() && decided_by(klass) == PolicyField::kCallerFds && denied())
       return profile_.name + " passes the caller's fds on: " + c.caller_fds;
     // Through the proxy, to a destination the tool's allowlist cannot refuse as told.
-    if (policy.network == NetworkMode::kProxy && klass == AttemptClass::kProxyConnect && target != nullptr &&
+    if (policy.network == NetworkMode::kProxy && class_spec(klass).via_proxy && target != nullptr &&
         target->kind == TargetKind::kEndpoint && denied()) {
       if (!c.proxy_ports.empty() && told_apart_by_port(target->value))
         return profile_.name + " cannot tell proxy destinations apart by port: " + c.proxy_ports;

@@ -218,7 +218,7 @@ def test_declared_limitations_are_skips_with_the_profiles_reason(sandbox_run):
 
 
 def host_has_i386(run):
-    """The harness's own check of the host, as the abi.i386 rows record it (attempt/oracles/fs_change.cc)."""
+    """The harness's own check of the host, as the abi.i386 rows record it (harness/classes/fs_write/fs_change.cc)."""
     rows = [a.get("evidence") or {} for a in run.attempts if a["attempt"] == "abi.i386-open-write"]
     return any("abi_unavailable_on_host" in e and e["abi_unavailable_on_host"] is None for e in rows)
 

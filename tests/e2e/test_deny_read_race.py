@@ -1,5 +1,5 @@
 """The third race: a deny-read directory inside the writable workspace, its ancestor
-renamed (class fs-race-read, suite deny-read-race, policy workspace-deny-read; oracles/race_read.cc).
+renamed (class fs-race-read, suite deny-read-race, policy workspace-deny-read; harness/classes/race/race_read.cc).
 
 The harness plants workspace/vault/secrets/key (denied) and workspace/vault/open/key (the control)
 with fresh canaries; the probe renames workspace/vault, once or back and forth, and reads the file

@@ -53,6 +53,20 @@ def test_the_harness_including_a_probe_is_flagged(tmp_path):
     assert "harness/host/fs_snapshot.cc:1: upward host -> probes: probes/common/report.h" in p.stdout, p.stdout
 
 
+def test_a_family_folder_is_layered_by_file_name(tmp_path):
+    # harness/classes/<family>/: spec* is model, *_test.cc tests, everything else attempt
+    # (ci/layers.txt's `*` patterns). A family's spec reaching for a judge's header is upward.
+    root = copy_of_the_tree(tmp_path)
+    add_include(root / "harness" / "classes" / "net" / "spec.h", "harness/attempt/oracle.h")
+    add_include(root / "harness" / "classes" / "net" / "inbound.cc", "harness/run/plan.h")
+    add_include(root / "harness" / "classes" / "net" / "inbound_test.cc", "harness/cli/tools.h")
+    p = layers(root)
+    assert p.returncode == 1
+    assert "harness/classes/net/spec.h:1: upward model -> attempt: harness/attempt/oracle.h" in p.stdout, p.stdout
+    assert "harness/classes/net/inbound.cc:1: upward attempt -> run: harness/run/plan.h" in p.stdout, p.stdout
+    assert "inbound_test.cc" not in p.stdout, p.stdout  # a test may include anything
+
+
 def test_a_file_in_no_layer_is_flagged(tmp_path):
     root = copy_of_the_tree(tmp_path)
     (root / "harness" / "extras").mkdir()

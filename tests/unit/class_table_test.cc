@@ -35,6 +35,11 @@ TEST(ClassTable, TraitsAgreeWithEachOther) {
     EXPECT_TRUE(!s.fs_api || std::string(s.probe) == kDriverFsProbe);
     EXPECT_TRUE(s.fs == FsRule::kNone || s.path_form || s.real_home);
     EXPECT_TRUE(s.host_noun == nullptr || s.targets);
+    // A class not available everywhere says why (the skip's reason); one going through the proxy
+    // is a network class with targets.
+    EXPECT_EQ(s.platforms != Platforms::kAny, s.platform_why != nullptr);
+    EXPECT_TRUE(!s.via_proxy || (s.targets && s.decided_by == PolicyField::kNetwork));
+    EXPECT_TRUE(s.helper_probe == nullptr || std::string(s.helper_probe) != s.probe);
   }
 }
 

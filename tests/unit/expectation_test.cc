@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/error.h"
+#include "harness/model/class_spec.h"
 #include "harness/model/expectation.h"
 #include "tests/unit/error_code.h"
 
@@ -60,9 +61,9 @@ TEST(Expectation, ValueOnlyAnswerAgreesWithTheExplainedOne) {
     const auto path = resolve_policy_path(t, roots);
     for (const AttemptClass c : {AttemptClass::kFsWrite, AttemptClass::kFsRead, AttemptClass::kRealHomeWrite,
                                  AttemptClass::kRealHomeRead})
-      EXPECT_EQ(expected_fs(c, path, r), expect_fs(c, path, r).value) << t << " " << to_string(c);
+      EXPECT_EQ(expected_fs(class_spec(c).fs, path, r), expect_fs(class_spec(c).fs, path, r).value) << t << " " << to_string(c);
   }
-  EXPECT_THROW((void)expected_fs(AttemptClass::kLifetime, "/x", r), Error);
+  EXPECT_THROW((void)expected_fs(class_spec(AttemptClass::kLifetime).fs, "/x", r), Error);
 }
 
 TEST(Expectation, SyscallAbiWritesFollowTheWriteRule) {
@@ -225,7 +226,7 @@ TEST(Expectation, DenyWriteWinsOverTheWritableRoots) {
   EXPECT_NE(expect(AttemptClass::kFsWrite, &t, p, placeholder_roots()).why.find("deny_write"), std::string::npos);
   // The value-only answer the classifier uses agrees.
   const ResolvedPolicy r = resolve(p, placeholder_roots());
-  EXPECT_EQ(expected_fs(AttemptClass::kFsWrite, resolve_policy_path("workspace/.mcp.json", placeholder_roots()), r),
+  EXPECT_EQ(expected_fs(FsRule::kWrite, resolve_policy_path("workspace/.mcp.json", placeholder_roots()), r),
             Expected::kDenied);
   // The holder of an entry and a case variant: protected-write only.
   EXPECT_EQ(exp(AttemptClass::kProtectedWrite, "fs:workspace/.git", p), Expected::kDenied);

@@ -13,12 +13,13 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/model/expectation.h"
-#include "harness/model/host_object.h"
+#include "harness/classes/host_object/spec_objects.h"
 #include "harness/host/availability.h"
 #include "harness/host/host_objects.h"
 
@@ -103,6 +104,50 @@ TEST(HostObject, WindowsObjectsHostDeniedControlsAllowed) {
   EXPECT_TRUE(class_unavailable(AttemptClass::kDeviceRead));
   for (const char* name : {"users-public-file", "programdata-file", "everyone-dir-file", "user-temp-file"})
     EXPECT_TRUE(host_object_unavailable(name)) << name;  // Windows locations; the class itself runs on Linux
+}
+
+// Availability comes from the class table, never from the class: a class outside its platforms
+// is unavailable with its entry's sentence, one on them as its requirement says.
+TEST(HostObject, ClassAvailabilityFollowsTheTableEntry) {
+  for (const ClassSpec& s : class_table()) {
+    SCOPED_TRACE(s.name);
+    const auto why = class_unavailable(s.klass);
+    if (s.platforms == Platforms::kWindows) {
+      ASSERT_TRUE(why);
+      EXPECT_EQ(*why, s.platform_why);
+    } else {
+      EXPECT_EQ(why, requirement_unavailable(s.needs));  // Linux x86-64: every other platform set runs here
+    }
+  }
+  EXPECT_EQ(requirement_unavailable(Requirement::kNone), std::nullopt);
+  EXPECT_EQ(class_spec(AttemptClass::kIoUringConnect).needs, Requirement::kIoUring);
+}
+
+// Every object of a class is of a kind the class's objects share (the host makes it by kind), and
+// the kinds of one class are few: the IPC class alone spans two (SysV/POSIX objects, shared files).
+TEST(HostObject, EveryObjectHasTheKindOfItsClass) {
+  for (const char* name : {"victim", "own-victim", "sysv-shm", "posix-shm", "tmp-file", "workspace-file",
+                           "users-public-file", "user-key", "pty", "dns-loopback", "hkcu-run", "reg-grant", "pipe",
+                           "own-event", "window", "clipboard-read", "own-window", "hkcu-secret", "reg-grant-read",
+                           "physical-drive", "own-device", "icmp-loopback", "own-vsock"}) {
+    const HostObjectInfo* o = host_object_info(name);
+    ASSERT_NE(o, nullptr) << name;
+    const std::string n = name;
+    const bool ipc_object = n.find("sysv") != std::string::npos || n.find("posix-shm") != std::string::npos;
+    const std::map<AttemptClass, HostObjectKind> kind_of{
+        {AttemptClass::kIpcReach, ipc_object ? HostObjectKind::kIpc : HostObjectKind::kSharedFile},
+        {AttemptClass::kRegistryRead, HostObjectKind::kRegistrySecret},
+        {AttemptClass::kRegistryWrite, HostObjectKind::kRegistryKey},
+        {AttemptClass::kDeviceRead, HostObjectKind::kRawDevice},
+        {AttemptClass::kProcessReach, HostObjectKind::kProcess},
+        {AttemptClass::kDesktopReach, HostObjectKind::kDesktop},
+        {AttemptClass::kNamedObjectReach, HostObjectKind::kNamedObject},
+        {AttemptClass::kKeyRead, HostObjectKind::kKey},
+        {AttemptClass::kTtyInject, HostObjectKind::kPty},
+        {AttemptClass::kDnsQuery, HostObjectKind::kResolver},
+        {AttemptClass::kNetFamily, HostObjectKind::kNetFamily}};
+    EXPECT_EQ(o->kind, kind_of.at(o->klass)) << name;
+  }
 }
 
 TEST(HostObject, LoopbackResolverFollowsTheNetworkMode) {

@@ -11,7 +11,7 @@
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/model/expectation.h"
-#include "harness/model/host_object.h"
+#include "harness/classes/host_object/spec_objects.h"
 #include "harness/host/availability.h"
 #include "harness/host/posix/net_family_objects.h"
 

@@ -7,7 +7,7 @@
 
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
-#include "harness/model/host_object.h"
+#include "harness/classes/host_object/spec_objects.h"
 #include "harness/host/availability.h"
 #include "harness/host/host_objects.h"
 #include "harness/host/win/shared_files.h"

@@ -26,7 +26,7 @@
 #include "harness/core/file_prefix.h"
 #include "harness/core/nonce.h"
 #include "harness/core/text.h"
-#include "harness/model/host_object.h"
+#include "harness/classes/host_object/spec_objects.h"
 #include "harness/host/availability.h"
 #include "harness/host/posix/dns_resolver.h"
 #include "harness/host/posix/net_family_objects.h"
@@ -434,18 +434,9 @@ std::optional<std::string> syscall_abi_unavailable(const std::string& abi) {
 #endif
 }
 
-std::optional<std::string> class_unavailable(AttemptClass klass) {
-  if (klass == AttemptClass::kRegistryWrite) return std::string("the registry exists only on Windows");
-  if (klass == AttemptClass::kNamedObjectReach) return std::string("Win32 named pipes and events exist only on Windows");
-  if (klass == AttemptClass::kDesktopReach)
-    return std::string("Win32 windows and the Win32 clipboard exist only on Windows (no X11/Wayland twin yet)");
-  if (klass == AttemptClass::kRegistryRead) return std::string("the registry exists only on Windows");
-  if (klass == AttemptClass::kDeviceRead)
-    return std::string("\\\\.\\PhysicalDrive0 is a Windows device (a Linux twin would read /dev/sda: not written)");
-#if !defined(__x86_64__)
-  if (klass == AttemptClass::kSyscallAbiWrite) return std::string("the i386 and x32 syscall ABIs exist only on x86-64");
-#endif
-  if (klass != AttemptClass::kIoUringWrite && klass != AttemptClass::kIoUringConnect) return std::nullopt;
+namespace {
+
+std::optional<std::string> io_uring_unavailable() {
   // Asked once: the answer is the kernel's and does not change during a run.
   static const std::optional<std::string> why = []() -> std::optional<std::string> {
     std::ifstream in("/proc/sys/kernel/io_uring_disabled");
@@ -458,6 +449,16 @@ std::optional<std::string> class_unavailable(AttemptClass klass) {
     return std::nullopt;
   }();
   return why;
+}
+
+}  // namespace
+
+std::optional<std::string> requirement_unavailable(Requirement r) {
+  switch (r) {
+    case Requirement::kNone: return std::nullopt;
+    case Requirement::kIoUring: return io_uring_unavailable();
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> host_object_unavailable(const std::string& name) {

@@ -1,6 +1,6 @@
 // A spawner that runs nothing: each exec performs a canned host effect and returns a canned LaunchResult.
 //
-// The judges (attempt/oracles/*.cc) read only the host, so a test can stand in for the sandbox
+// The judges (harness/classes/*/) read only the host, so a test can stand in for the sandbox
 // and its probe at once: the script decides what "the sandboxed command" did on the host (a file
 // written, a nonce sent to a listener, a canary printed, a beater left running) and what the
 // spawner answered. Everything else (tree, listeners, snapshots, judge()) is the harness's own.
