@@ -28,7 +28,7 @@ RUN_PACKAGES=(
 TEST_PACKAGES=(
   clang libclang-rt-14-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  python3-pytest python3-pytest-xdist chromium
+  python3-pytest chromium
   python3-venv python3-pip python3-setuptools python3-wheel
   firejail socat ripgrep
   g++-mingw-w64-x86-64 wine64

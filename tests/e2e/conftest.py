@@ -21,36 +21,6 @@ def pytest_addoption(parser):
         pass
 
 
-# How the tests share the host when pytest-xdist runs them in parallel (tests/CMakeLists.txt runs
-# `-n 2 --dist loadgroup -m "not serial"`, then `-m serial` alone). Each file is one group, so its
-# module fixtures and the session's run cache stay on one worker; the files below share a group or
-# run alone for the reason given.
-SERIAL_FILES = {
-    # Its "idle" run must be the only thing running, and its loaded run brings its own load.
-    "test_load_independence.py": "compares a run on an idle machine with one under load",
-    # Looks for every /tmp/breakout-* tree and every breakout-probe process on the host.
-    "test_interrupt.py": "counts every breakout tree and probe process on the host",
-}
-# Codex and srt leave their own state in /tmp (six_spawners.RESIDUE); a test removes what appeared
-# during its run, which would be another worker's live state: every file that runs them, on one worker.
-AGENT_TOOL_FILES = {
-    "test_agent_escapes.py", "test_agent_sandboxes.py", "test_deny_read_race.py", "test_host_ipc.py",
-    "test_protected_paths.py", "test_proxy.py", "test_releases.py", "test_submount.py",
-}
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "serial: runs alone, after the parallel part (conftest.SERIAL_FILES)")
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        name = item.path.name
-        if name in SERIAL_FILES:
-            item.add_marker(pytest.mark.serial)
-        item.add_marker(pytest.mark.xdist_group("agent-tools" if name in AGENT_TOOL_FILES else name))
-
-
 @pytest.fixture(scope="session", autouse=True)
 def private_state_home(tmp_path_factory):
     """Belt and braces for the history database: a breakout run without --no-history lands in a temp dir."""
