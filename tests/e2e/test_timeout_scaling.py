@@ -3,7 +3,7 @@
 lifetime.timeout-tree-kill asks for 1.5 s; srt takes 2-4 s to start on two loaded cores. Killed
 before the probe's beater started, the spawner was never tested on the tree kill: that used to
 come out as `error` ("probe broken") on one run and as the real verdict on the next. The oracle
-now doubles the timeout (at most twice) until the beater has started before the kill, and says so
+now doubles the timeout (at most four times) until the beater has started before the kill, and says so
 in the evidence.
 """
 from conftest import FIXTURES, require_root_tool

@@ -25,7 +25,8 @@ class Heartbeat final : public Oracle {
   // timeout-kill asks for a fixed timeout (1.5 s in lifetime.toml), but a spawner's start-up is
   // its own: srt starts its proxies and bubblewrap in 2-4 s on two loaded cores, Codex in 1-1.3 s.
   // Killed before the probe's beater started, the spawner was never tested on the tree kill; so
-  // the timeout is doubled (at most twice) until the beater has started before it fires. Each
+  // the timeout is doubled (at most four times, to 24 s: srt's start-up took over 10 s on two cores
+  // at a load average of 13) until the beater has started before it fires. Each
   // round beats into its own file and is in the evidence; what a killed round left stays in the
   // box and is killed with the rest after judging.
   LaunchResult exec(Scene& s, SpawnSession* session) override {
@@ -91,7 +92,7 @@ class Heartbeat final : public Oracle {
   }
 
  private:
-  static constexpr int kMaxRaises = 2;  // 1.5 s -> 3 s -> 6 s
+  static constexpr int kMaxRaises = 4;  // 1.5 s -> 3 s -> 6 s -> 12 s -> 24 s
   bool until_timeout_;
   std::optional<ScheduledTaskGuard> task_;
 };
