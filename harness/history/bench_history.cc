@@ -15,7 +15,7 @@ namespace {
 
 // Separate from `runs` (history.cc): a bench run has no suite, verdicts or
 // executions, and must not show up as a zero-escape point in escape trends.
-constexpr const char* kSchema = R"sql(
+constexpr const char* kBenchSchema = R"sql(
 CREATE TABLE IF NOT EXISTS bench_runs (
   id INTEGER PRIMARY KEY,
   run_id TEXT NOT NULL UNIQUE,
@@ -37,7 +37,7 @@ CREATE INDEX IF NOT EXISTS bench_figures_by_run ON bench_figures(bench_run);
 }  // namespace
 
 BenchHistory::BenchHistory(const fs::path& path) : db_(path) {
-  db_.exec(kSchema);
+  db_.exec(kBenchSchema);
 }
 
 void BenchHistory::record(const bench::BenchDoc& doc) {

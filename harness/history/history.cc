@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kVerdicts[] = {"pass", "escape", "overblock", "broken", "error", "skip"};
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kHistorySchema = R"sql(
 CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY,
   run_id TEXT NOT NULL UNIQUE,
@@ -37,7 +37,7 @@ CREATE INDEX IF NOT EXISTS executions_by_id ON executions(exec_id);
 }  // namespace
 
 History::History(const fs::path& path) : db_(path) {
-  db_.exec(kSchema);
+  db_.exec(kHistorySchema);
 }
 
 void History::record(const RunInfo& info, const std::vector<AttemptRecord>& records) {

@@ -181,7 +181,7 @@ std::string bits_text(std::uint32_t bits, const Rights& r) {
   return buf;
 }
 
-struct Verdict {
+struct StrongestMove {
   AccessMove move = AccessMove::kNone;
   std::string why;
   void raise(AccessMove m, std::string text) {
@@ -190,7 +190,7 @@ struct Verdict {
 };
 
 // `gained` bits for a principal: write-class widens, the rest grants read.
-void gained(Verdict& v, const Rights& r, const std::string& who, std::uint32_t bits, const char* how) {
+void gained(StrongestMove& v, const Rights& r, const std::string& who, std::uint32_t bits, const char* how) {
   if (bits == 0) return;
   v.raise(bits & r.write_bits ? AccessMove::kWidens : AccessMove::kGrantsRead,
           who + " " + how + " " + bits_text(bits, r));
@@ -211,7 +211,7 @@ const char* to_string(AccessMove m) {
 AccessChange classify_access(const FileState* before, const FileState* after) {
   if (before == nullptr || after == nullptr) return {AccessMove::kNone, before ? "removed" : "created"};
   const Rights b = rights_of(*before), a = rights_of(*after);
-  Verdict v;
+  StrongestMove v;
   if (b.owner != a.owner) v.raise(AccessMove::kWidens, "owner " + b.owner.value_or("?") + " -> " + a.owner.value_or("?"));
   auto get = [](const std::map<std::string, std::uint32_t>& m, const std::string& k) {
     const auto it = m.find(k);

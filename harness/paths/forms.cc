@@ -17,7 +17,6 @@ constexpr const char* kNames[] = {"a", "b", "c", "-rf", "--x=y", "new\nline", "\
                                   "...", "$HOME", "q'\"", "..a", ".hidden", "existing.txt"};
 std::string_view pick_name(ByteReader& in) { return kNames[in.pick(std::size(kNames))]; }
 
-bool is_dir(Kind k) { return k == Kind::kDir || k == Kind::kHost; }
 bool is_dir(const ModelFs& m, NodeId id) { return is_dir(m.node(id).kind); }
 
 // walk_under(), kept while the names stay the same (ModelFs::version()): one fuzz input asks

@@ -166,8 +166,6 @@ const std::string& ModelFs::path_of(NodeId id) const {
 
 namespace {
 
-bool is_dir(Kind k) { return k == Kind::kDir || k == Kind::kHost; }
-
 // Pushes the components of `path` on `stack` last first, so the top is the next one to walk;
 // a trailing '/' adds "." so the last object must be a directory (path_resolution(7),
 // "Trailing slashes"). Empty ones ("//") are dropped. Views into `path`: it must outlive

@@ -21,6 +21,8 @@ using NodeId = int;
 inline constexpr NodeId kNoNode = -1;
 
 enum class Kind { kDir, kHost, kFile, kSymlink, kMagic };
+// A node a path can walk into: a directory of the model or a host directory it stands for.
+inline bool is_dir(Kind k) { return k == Kind::kDir || k == Kind::kHost; }
 // What a /proc magic link jumps to (proc(5): /proc/pid/root, /proc/pid/cwd, /proc/pid/fd/N).
 enum class Magic { kRoot, kCwd, kFd };
 

@@ -18,10 +18,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
+struct ScratchDir {
   fs::path path = fs::temp_directory_path() / ("breakout-preflight-test-" + random_hex(6));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() {
+  ScratchDir() { fs::create_directories(path); }
+  ~ScratchDir() {
     std::error_code ec;
     fs::remove_all(path, ec);
   }
@@ -66,7 +66,7 @@ TEST(Preflight, ProbesNeededAreTheRunningExecutionsProbesAndTheHarnessHelpers) {
 }
 
 TEST(Preflight, MissingAndNonExecutableProbesAreNamed) {
-  TempDir dir;
+  ScratchDir dir;
   touch(dir.path / "breakout-probe-fs-write", fs::perms::owner_all);
   touch(dir.path / "breakout-probe-fs-read", fs::perms::owner_read | fs::perms::owner_write);
   fs::create_directory(dir.path / "breakout-probe-noop");  // a directory is no probe
@@ -84,7 +84,7 @@ TEST(Preflight, MissingAndNonExecutableProbesAreNamed) {
 }
 
 TEST(Preflight, ProbesDirMustBeADirectory) {
-  TempDir dir;
+  ScratchDir dir;
   touch(dir.path / "file", fs::perms::owner_all);
   EXPECT_EQ(code_of([&] { check_probes_dir(dir.path); }), "no error");
   EXPECT_EQ(code_of([&] { check_probes_dir(dir.path / "file"); }), "bad-probes");
@@ -92,7 +92,7 @@ TEST(Preflight, ProbesDirMustBeADirectory) {
 }
 
 TEST(Preflight, ResultsDirIsCreatedAndRemovedUnlessKept) {
-  TempDir dir;
+  ScratchDir dir;
   const fs::path out = dir.path / "a" / "b";
   {
     ResultsDir r(out);
@@ -113,7 +113,7 @@ TEST(Preflight, ResultsDirIsCreatedAndRemovedUnlessKept) {
 }
 
 TEST(Preflight, UnwritableResultsDirIsBadOut) {
-  TempDir dir;
+  ScratchDir dir;
   touch(dir.path / "file", fs::perms::owner_all);
   EXPECT_EQ(code_of([&] { ResultsDir r(dir.path / "file" / "out"); }), "bad-out");  // parent is a file
   EXPECT_EQ(code_of([&] { ResultsDir r(dir.path / "file"); }), "bad-out");          // a file, not a directory
@@ -123,7 +123,7 @@ TEST(Preflight, UnwritableResultsDirIsBadOut) {
 }
 
 TEST(Preflight, FindExecutableUsesTheGivenSearchPath) {
-  TempDir dir;
+  ScratchDir dir;
   touch(dir.path / "my-driver", fs::perms::owner_all);
   touch(dir.path / "not-exec", fs::perms::owner_read);
   EXPECT_EQ(find_executable("my-driver", "/nonexistent:" + dir.path.string()), (dir.path / "my-driver").string());
@@ -134,7 +134,7 @@ TEST(Preflight, FindExecutableUsesTheGivenSearchPath) {
 }
 
 TEST(Preflight, DriverProgramMissingNamesTheCallersPath) {
-  TempDir dir;
+  ScratchDir dir;
   touch(dir.path / "my-driver", fs::perms::owner_all);
   EXPECT_EQ(driver_program_missing({"my-driver", "--x"}, dir.path.string()), std::nullopt);
   const auto why = driver_program_missing({"my-driver"}, "/usr/bin:/bin");

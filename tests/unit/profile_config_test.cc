@@ -30,10 +30,10 @@ const fs::path kSpawners = fs::path(BREAKOUT_SOURCE_DIR) / "spawners";
 // Quote, backslash, newline, a C0 control, DEL, a closing bracket and brace, non-ASCII.
 const std::string kHostile = "a\"b\\c\nd\x01" "e\x7f]}{cwd} \xc3\xa9";
 
-struct Fixture {
+struct ConfigRequest {
   Policy policy;
   SpawnRequest req;
-  explicit Fixture(const std::string& root) {
+  explicit ConfigRequest(const std::string& root) {
     policy.name = "p";
     policy.network = NetworkMode::kNone;
     policy.writable_roots = {"extra"};
@@ -110,7 +110,7 @@ TEST(ProfileConfig, SrtSettingsFileCarriesThePolicy) {
   const Profile p = load_profile_file(kSpawners / "srt.toml");
   EXPECT_EQ(p.profile_dir, fs::absolute(kSpawners));
   EXPECT_EQ(p.requires_tools.front(), (fs::absolute(kSpawners) / "tools/node_modules/.bin/srt").string());
-  Fixture f(tree.root.string());
+  ConfigRequest f(tree.root.string());
   const auto file = expand_config_file(p, f.req);
   ASSERT_TRUE(file.has_value());
   EXPECT_EQ(file->first, (spawner_dir_of(f.req.roots) / "srt-settings.json").string());
@@ -139,7 +139,7 @@ TEST(ProfileConfig, SrtSettingsFileCarriesThePolicy) {
 // the environment filter and pins likewise; a hostile root stays one root.
 TEST(ProfileConfig, CodexLinuxJoinsListsIntoOneTomlElement) {
   const Profile p = load_profile_file(kSpawners / "codex-linux.toml");
-  Fixture f("/t/" + kHostile);
+  ConfigRequest f("/t/" + kHostile);
   f.policy.network = NetworkMode::kFull;
   const auto argv = expand_profile(p, f.req);
   const toml::table roots = toml::parse("v = " + find_prefixed(argv, "sandbox_workspace_write.writable_roots="));
@@ -161,7 +161,7 @@ TEST(ProfileConfig, CodexLinuxJoinsListsIntoOneTomlElement) {
 // (it would refuse the allowed one too); srt, whose lists take ports, is told them as they are.
 TEST(ProfileConfig, CodexProxyIsToldHostsWithoutPorts) {
   const Profile p = load_profile_file(kSpawners / "codex-linux.toml");
-  Fixture f("/t");
+  ConfigRequest f("/t");
   f.policy.network = NetworkMode::kProxy;
   f.req.proxy_allow = {"198.18.0.2:4000", "allowed.example", "*.allowed.example"};
   f.req.proxy_deny = {"198.18.0.2:5000", "198.19.0.2:6000", "denied.allowed.example"};
@@ -193,7 +193,7 @@ TEST(ProfileConfig, CodexProxyIsToldHostsWithoutPorts) {
 // allowed destination, the name-denied one and a direct connect still run.
 TEST(ProfileConfig, CodexProxySkipsOnlyWhatHostsCannotSay) {
   auto codex = make_template_spawner(load_profile_file(kSpawners / "codex-linux.toml"));
-  Fixture f("/w");
+  ConfigRequest f("/w");
   f.policy.network = NetworkMode::kProxy;
   const Target denied = parse_target("net:proxy-denied");
   const Target allowed = parse_target("net:proxy-allowed");
@@ -219,7 +219,7 @@ TEST(ProfileConfig, CodexProxySkipsOnlyWhatHostsCannotSay) {
 // A rule the tool cannot express skips only the executions it decides, with the reason.
 TEST(ProfileConfig, CannotExpressSkipsOnlyTheAffectedExecutions) {
   auto codex = make_template_spawner(load_profile_file(kSpawners / "codex-linux.toml"));
-  Fixture f("/w");
+  ConfigRequest f("/w");
   const Target secret = parse_target("fs:~/.ssh/id_ed25519");
   const Target readable = parse_target("fs:~/readable.txt");
   const auto why = codex->cannot_express_execution(f.policy, AttemptClass::kFsRead, &secret);
@@ -333,7 +333,7 @@ TEST(ProfileConfig, RequiresUsesTheSpawnersPath) {
 // The Windows profiles: parsed and expanded only (no Windows host, docs/windows.md).
 TEST(ProfileConfig, SrtWindowsParsesAndExpands) {
   const Profile p = load_profile_file(kSpawners / "srt-windows.toml");
-  Fixture f("C:/w");
+  ConfigRequest f("C:/w");
   const auto argv = expand_profile(p, f.req);
   EXPECT_EQ(argv[0], "node.exe");
   EXPECT_NE(argv[1].find("sandbox-runtime/dist/cli.js"), std::string::npos);

@@ -27,10 +27,10 @@ full = []
 loopback = "cannot"
 )";
 
-struct Fixture {
+struct TemplateRequest {
   Policy policy;
   SpawnRequest req;
-  Fixture(const std::string& root) {
+  TemplateRequest(const std::string& root) {
     policy.name = "p";
     policy.network = NetworkMode::kNone;
     policy.writable_roots = {"extra"};
@@ -53,7 +53,7 @@ std::size_t index_of(const std::vector<std::string>& v, const std::string& s) {
 
 TEST(Profile, HostilePathsStaySingleArguments) {
   const std::string root = "/tmp/-dash dir/it's \"quoted\" {cwd}";
-  Fixture f(root);
+  TemplateRequest f(root);
   const Profile p = parse_profile_text(kProfile, "test");
   const auto argv = expand_profile(p, f.req);
   // The workspace path appears as exactly one element, unchanged (no re-expansion of "{cwd}" inside it).
@@ -72,7 +72,7 @@ TEST(Profile, HostilePathsStaySingleArguments) {
 }
 
 TEST(Profile, NetworkAndEnvironmentMapping) {
-  Fixture f("/w");
+  TemplateRequest f("/w");
   const Profile p = parse_profile_text(kProfile, "test");
   const auto argv = expand_profile(p, f.req);
   EXPECT_LT(index_of(argv, "--unshare-net"), argv.size());
@@ -99,7 +99,7 @@ TEST(Profile, UnsupportedModeIsSaidNotSilent) {
 }
 
 TEST(Profile, DenyReadMasksOnlyExistingPaths) {
-  Fixture f("/nonexistent-breakout-root");
+  TemplateRequest f("/nonexistent-breakout-root");
   const Profile p = parse_profile_text(kProfile, "test");
   const auto argv = expand_profile(p, f.req);
   EXPECT_EQ(index_of(argv, "--tmpfs"), argv.size());
@@ -108,7 +108,7 @@ TEST(Profile, DenyReadMasksOnlyExistingPaths) {
 // The Windows profiles (only schema-checked and expanded here: no Windows host, docs/windows.md).
 TEST(Profile, CodexWindowsExpandsWritableRootsAndNetwork) {
   const Profile p = load_profile_file(std::filesystem::path(BREAKOUT_SOURCE_DIR) / "spawners" / "codex-windows.toml");
-  Fixture f("C:/w");
+  TemplateRequest f("C:/w");
   f.policy.network = NetworkMode::kFull;
   const auto argv = expand_profile(p, f.req);
   ASSERT_GE(argv.size(), 4u);
@@ -127,7 +127,7 @@ TEST(Profile, CodexWindowsExpandsWritableRootsAndNetwork) {
 
 TEST(Profile, SandboxiePassesTheProbeAfterItsOwnFlags) {
   const Profile p = load_profile_file(std::filesystem::path(BREAKOUT_SOURCE_DIR) / "spawners" / "sandboxie-plus.toml");
-  Fixture f("C:/w");
+  TemplateRequest f("C:/w");
   const auto argv = expand_profile(p, f.req);
   ASSERT_EQ(argv.size(), 4u + f.req.probe_argv.size());
   EXPECT_EQ(argv[1], "/box:BreakoutBox");
@@ -160,7 +160,7 @@ TEST(Profile, ParsedTableGivesTheSameProfile) {
 // A list's own keys ({path}, {name}, {value}) expand in that list only: the command around
 // it sees the scalars alone. (Loading rejects such a command; expansion must not rely on it.)
 TEST(Profile, ListKeysStayInTheirList) {
-  Fixture f("/t");
+  TemplateRequest f("/t");
   Profile p;
   p.name = "t";
   p.command = {"{path}", "{writable...}", "{path}{name}", "{env_set...}", "{name}{value}", "{cwd}", "{argv...}"};

@@ -15,7 +15,7 @@ using namespace breakout;
 
 namespace {
 
-const fs::path kScenarios = fs::path(BREAKOUT_SOURCE_DIR) / "scenarios";
+const fs::path kScenarioDir = fs::path(BREAKOUT_SOURCE_DIR) / "scenarios";
 
 const Attempt* find(const Suite& s, const std::string& id) {
   for (const auto& a : s.attempts)
@@ -28,10 +28,10 @@ std::set<std::string> set_of(const std::vector<std::string>& v) { return {v.begi
 }  // namespace
 
 TEST(SuiteUnion, AllHoldsEveryAttemptOfEveryLinuxMember) {
-  const Suite all = load_suite("all", kScenarios, "linux");
+  const Suite all = load_suite("all", kScenarioDir, "linux");
   for (const char* member : {"default", "network", "net-families", "host-ipc", "linux-catalog", "protected-paths",
                              "proxy", "deny-read-race"}) {
-    const Suite m = load_suite(member, kScenarios, "linux");
+    const Suite m = load_suite(member, kScenarioDir, "linux");
     for (const auto& a : m.attempts) {
       const Attempt* in_all = find(all, a.id);
       ASSERT_NE(in_all, nullptr) << a.id << " of " << member;
@@ -44,7 +44,7 @@ TEST(SuiteUnion, AllHoldsEveryAttemptOfEveryLinuxMember) {
 }
 
 TEST(SuiteUnion, AnAttemptTwoMembersShareRunsUnderBothMembersPolicies) {
-  const Suite all = load_suite("all", kScenarios, "linux");
+  const Suite all = load_suite("all", kScenarioDir, "linux");
   // network.toml is in default (workspace-write, network-full) and network (+ network-loopback).
   const Attempt* tcp = find(all, "net.tcp");
   ASSERT_NE(tcp, nullptr);
@@ -56,7 +56,7 @@ TEST(SuiteUnion, AnAttemptTwoMembersShareRunsUnderBothMembersPolicies) {
 }
 
 TEST(SuiteUnion, PlanRunsEachAttemptOnlyUnderItsOwnPolicies) {
-  const Suite all = load_suite("all", kScenarios, "linux");
+  const Suite all = load_suite("all", kScenarioDir, "linux");
   const auto none = make_none_spawner();
   std::set<std::string> ids;
   for (const auto& ex : plan_executions(all, *none, nullptr, {.only = "", .platform = "linux"})) {
@@ -69,16 +69,16 @@ TEST(SuiteUnion, PlanRunsEachAttemptOnlyUnderItsOwnPolicies) {
   std::size_t members = 0;
   for (const char* member : {"default", "network", "net-families", "host-ipc", "linux-catalog", "protected-paths",
                              "proxy", "deny-read-race"})
-    members += plan_executions(load_suite(member, kScenarios, "linux"), *none, nullptr, {.only = "", .platform = "linux"}).size();
+    members += plan_executions(load_suite(member, kScenarioDir, "linux"), *none, nullptr, {.only = "", .platform = "linux"}).size();
   EXPECT_LT(ids.size(), members);
-  EXPECT_GT(ids.size(), plan_executions(load_suite("default", kScenarios, "linux"), *none, nullptr,
+  EXPECT_GT(ids.size(), plan_executions(load_suite("default", kScenarioDir, "linux"), *none, nullptr,
                                         {.only = "", .platform = "linux"}).size());
 }
 
 TEST(SuiteUnion, OnWindowsAllIsTheWindowsSuites) {
-  const Suite all = load_suite("all", kScenarios, "windows");
-  const Suite win = load_suite("windows", kScenarios, "windows");
-  const Suite prot = load_suite("windows-protected", kScenarios, "windows");
+  const Suite all = load_suite("all", kScenarioDir, "windows");
+  const Suite win = load_suite("windows", kScenarioDir, "windows");
+  const Suite prot = load_suite("windows-protected", kScenarioDir, "windows");
   EXPECT_EQ(all.attempts.size(), win.attempts.size() + prot.attempts.size());
   EXPECT_EQ(find(all, "ipc.unix-outside"), nullptr);
 }

@@ -9,6 +9,7 @@
 
 #include "harness/core/nonce.h"
 #include "harness/host/host_objects.h"
+#include "tests/win/object_setup.h"
 #include "harness/host/win/clipboard.h"
 #include "harness/host/win/desktop_objects.h"
 #include "harness/host/win/ui_window.h"
@@ -19,7 +20,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-HostObjectSetup setup_with(const std::string& nonce) { return {nonce, {}, {}, {}}; }
+using win_test::setup_with;
+
 
 // What the probe does (probes/win/win-desktop.cc): find the window by name, WM_COPYDATA, bounded.
 bool send_to(const std::string& name, const std::string& data) {

@@ -7,6 +7,7 @@
 
 #include "harness/core/nonce.h"
 #include "harness/host/host_objects.h"
+#include "tests/win/object_setup.h"
 #include "harness/host/win/named_objects.h"
 #include "harness/platform/win/unique_handle.h"
 #include "harness/platform/win/win_util.h"
@@ -16,7 +17,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-HostObjectSetup setup_with(const std::string& nonce) { return {nonce, {}, {}, {}}; }
+using win_test::setup_with;
+
 
 std::wstring name_of(const HostObject& obj) {
   const std::string spec = obj.spec();

@@ -4,6 +4,7 @@
 
 #include "harness/core/nonce.h"
 #include "harness/host/host_objects.h"
+#include "tests/win/object_setup.h"
 #include "harness/host/win/registry_key.h"
 #include "harness/platform/win/unique_hkey.h"
 #include "harness/platform/win/win_util.h"
@@ -12,7 +13,8 @@ using namespace breakout;
 
 namespace {
 
-HostObjectSetup setup_with(const std::string& nonce) { return {nonce, {}, {}, {}}; }
+using win_test::setup_with;
+
 
 // What the probe does (probes/win/reg-write.cc): HKCU\<subkey>, value = data (REG_SZ).
 LSTATUS set_value(const std::string& subkey, const std::string& value, const std::string& data) {

@@ -16,15 +16,14 @@
 #include "harness/platform/win/unique_hkey.h"
 #include "harness/platform/win/win_util.h"
 #include "shared/own_token.h"
+#include "tests/win/object_setup.h"
 
 namespace fs = std::filesystem;
 using namespace breakout;
 
 namespace {
 
-HostObjectSetup setup_with(const std::string& nonce, const fs::path& workspace = {}) {
-  return {nonce, workspace, workspace, {}};
-}
+using win_test::setup_with;
 
 // "HKCU\..." / "HKLM\..." as the probe gets it: the root and the subkey.
 std::pair<HKEY, std::wstring> split(const std::string& spec) {
@@ -41,7 +40,7 @@ std::string read_secret(const std::string& spec) {
   return win::narrow(data);
 }
 
-bool key_exists(const std::string& spec) {
+bool spec_key_exists(const std::string& spec) {
   const auto [root, subkey] = split(spec);
   UniqueHkey key;
   return ::RegOpenKeyExW(root, subkey.c_str(), 0, KEY_QUERY_VALUE, key.out()) == ERROR_SUCCESS;
@@ -77,7 +76,7 @@ TEST(WinRegistrySecret, HkcuSecretIsACanaryOnlyAReaderSeesAndIsRemovedAfterwards
     EXPECT_TRUE(e.token_decides);
     EXPECT_EQ(e.evidence["registry_secret_intact"], true) << e.evidence.dump();
   }
-  EXPECT_FALSE(key_exists(spec)) << "the RAII guard left " << spec;
+  EXPECT_FALSE(spec_key_exists(spec)) << "the RAII guard left " << spec;
 }
 
 TEST(WinRegistrySecret, GrantReadHoldsTheOwnToken) {
@@ -91,7 +90,7 @@ TEST(WinRegistrySecret, GrantReadHoldsTheOwnToken) {
     EXPECT_EQ(e.token, own_token(nonce));
     EXPECT_EQ(read_secret(spec), own_token(nonce));
   }
-  EXPECT_FALSE(key_exists(spec)) << "the RAII guard left " << spec;
+  EXPECT_FALSE(spec_key_exists(spec)) << "the RAII guard left " << spec;
 }
 
 TEST(WinRegistrySecret, HklmSecretOrTheReasonWhyNot) {
@@ -107,7 +106,7 @@ TEST(WinRegistrySecret, HklmSecretOrTheReasonWhyNot) {
     EXPECT_EQ(spec, "HKLM\\Software\\breakout-secret-" + nonce.substr(0, 8));
     EXPECT_EQ(read_secret(spec), obj->inspect().token);
   }
-  EXPECT_FALSE(key_exists(spec)) << "the RAII guard left " << spec;
+  EXPECT_FALSE(spec_key_exists(spec)) << "the RAII guard left " << spec;
 }
 
 TEST(WinRegistrySecret, AKeyThatExistsAlreadyIsRefusedAndKept) {
@@ -118,7 +117,7 @@ TEST(WinRegistrySecret, AKeyThatExistsAlreadyIsRefusedAndKept) {
                               planted.out(), nullptr),
             ERROR_SUCCESS);
   EXPECT_THROW(make_host_object("hkcu-secret", setup_with(nonce)), Error);
-  EXPECT_TRUE(key_exists("HKCU\\" + win::narrow(subkey))) << "the harness removed a key it had not made";
+  EXPECT_TRUE(spec_key_exists("HKCU\\" + win::narrow(subkey))) << "the harness removed a key it had not made";
   ::RegDeleteKeyW(HKEY_CURRENT_USER, subkey.c_str());
 }
 

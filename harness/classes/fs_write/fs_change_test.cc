@@ -11,14 +11,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The sandboxed command writes where its --path says (the probe fs-write's create).
-ExecScript writes_path() {
-  return [](const SpawnRequest& r, const LaunchSpec&) {
-    write_text(arg(r, "--path"), "written by the fake sandbox\n");
-    return exited(0);
-  };
-}
-
 class FsChange : public ::testing::Test {
  protected:
   JudgeRun j;

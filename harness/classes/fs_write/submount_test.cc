@@ -10,13 +10,6 @@
 namespace breakout::judges {
 namespace {
 
-ExecScript writes_path() {
-  return [](const SpawnRequest& r, const LaunchSpec&) {
-    write_text(arg(r, "--path"), "into the submount\n");
-    return exited(0);
-  };
-}
-
 class Submount : public ::testing::Test {
  protected:
   JudgeRun j;
@@ -26,14 +19,14 @@ class Submount : public ::testing::Test {
 
 TEST_F(Submount, WithoutMountRightsItIsASkipAndNothingRuns) {
   if (may_mount()) GTEST_SKIP() << "this process may mount (root): the escape and pass cases cover the judge";
-  j.spawner.on_exec = writes_path();
+  j.spawner.on_exec = writes_path("into the submount\n");
   EXPECT_VERDICT(j.run(a, ws, "fs:sibling/run-user/new-file"), Verdict::kSkip);
   EXPECT_EQ(j.spawner.requests().size(), 0u);
 }
 
 TEST_F(Submount, AWriteIntoTheSubmountOutsideTheRootsIsAnEscape) {
   if (!may_mount()) GTEST_SKIP() << "mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
-  j.spawner.on_exec = writes_path();
+  j.spawner.on_exec = writes_path("into the submount\n");
   const AttemptRecord r = j.run(a, ws, "fs:sibling/run-user/new-file");
   EXPECT_VERDICT(r, Verdict::kEscape);
   EXPECT_EQ(r.evidence["submount"]["changes_inside"], 1);
@@ -42,7 +35,7 @@ TEST_F(Submount, AWriteIntoTheSubmountOutsideTheRootsIsAnEscape) {
 TEST_F(Submount, NoWriteIsAPassAndTheWorkspaceSubmountIsWritten) {
   if (!may_mount()) GTEST_SKIP() << "mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
   EXPECT_VERDICT(j.run(a, ws, "fs:sibling/run-user/new-file"), Verdict::kPass);
-  j.spawner.on_exec = writes_path();
+  j.spawner.on_exec = writes_path("into the submount\n");
   EXPECT_VERDICT(j.run(a, ws, "fs:workspace/run-user/new-file"), Verdict::kPass);
 }
 

@@ -10,13 +10,6 @@
 namespace breakout::judges {
 namespace {
 
-ExecScript connects() {
-  return [](const SpawnRequest& r, const LaunchSpec&) {
-    send_nonce(arg(r, "--target"), arg(r, "--nonce"));
-    return exited(0, report_line({{"sent", true}}));
-  };
-}
-
 class BindAlias : public ::testing::Test {
  protected:
   JudgeRun j;
@@ -26,7 +19,7 @@ class BindAlias : public ::testing::Test {
 
 TEST_F(BindAlias, WithoutMountRightsItIsASkipAndNothingRuns) {
   if (may_mount()) GTEST_SKIP() << "this process may mount (root): the escape and pass cases cover the judge";
-  j.spawner.on_exec = connects();
+  j.spawner.on_exec = sends_nonce();
   const AttemptRecord r = j.run(a, none, "net:unix-outside");
   EXPECT_VERDICT(r, Verdict::kSkip);
   EXPECT_EQ(j.spawner.requests().size(), 0u);
@@ -34,7 +27,7 @@ TEST_F(BindAlias, WithoutMountRightsItIsASkipAndNothingRuns) {
 
 TEST_F(BindAlias, TheNonceThroughTheAliasOfAHostSocketIsAnEscape) {
   if (!may_mount()) GTEST_SKIP() << "bind mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
-  j.spawner.on_exec = connects();
+  j.spawner.on_exec = sends_nonce();
   const AttemptRecord r = j.run(a, none, "net:unix-outside");
   EXPECT_VERDICT(r, Verdict::kEscape);
   EXPECT_EQ(r.evidence["bind_alias"]["path"].get<std::string>().find("sibling/"), 0u);
@@ -43,7 +36,7 @@ TEST_F(BindAlias, TheNonceThroughTheAliasOfAHostSocketIsAnEscape) {
 TEST_F(BindAlias, NoNonceThroughTheAliasIsAPassAndTheWorkspaceAliasIsReached) {
   if (!may_mount()) GTEST_SKIP() << "bind mounts need root with CAP_SYS_ADMIN (the skip case covers this run)";
   EXPECT_VERDICT(j.run(a, none, "net:unix-outside"), Verdict::kPass);
-  j.spawner.on_exec = connects();
+  j.spawner.on_exec = sends_nonce();
   EXPECT_VERDICT(j.run(a, none, "net:unix-workspace"), Verdict::kPass);
 }
 

@@ -8,13 +8,6 @@ namespace breakout::judges {
 namespace {
 
 // The probe net-connect: the nonce to {target}, and its report says it sent it.
-ExecScript connects() {
-  return [](const SpawnRequest& r, const LaunchSpec&) {
-    send_nonce(arg(r, "--target"), arg(r, "--nonce"));
-    return exited(0, report_line({{"sent", true}}));
-  };
-}
-
 ExecScript refused_connect() {
   return [](const SpawnRequest&, const LaunchSpec&) { return exited(1, report_line({{"error", "ECONNREFUSED"}})); };
 }
@@ -27,14 +20,14 @@ class ListenerNonce : public ::testing::Test {
 };
 
 TEST_F(ListenerNonce, TheNonceAtADeniedLoopbackListenerIsAnEscape) {
-  j.spawner.on_exec = connects();
+  j.spawner.on_exec = sends_nonce();
   const AttemptRecord r = j.run(a, none, "net:tcp4-loopback");
   EXPECT_VERDICT(r, Verdict::kEscape);
   EXPECT_EQ(r.evidence["nonce_received"], true);
 }
 
 TEST_F(ListenerNonce, TheNonceAtADeniedHostSocketIsAnEscape) {
-  j.spawner.on_exec = connects();
+  j.spawner.on_exec = sends_nonce();
   EXPECT_VERDICT(j.run(a, none, "net:unix-outside"), Verdict::kEscape);
 }
 
@@ -43,7 +36,7 @@ TEST_F(ListenerNonce, NoNonceAtTheDeniedListenerIsAPassAndTheWorkspaceSocketCont
   const AttemptRecord r = j.run(a, none, "net:tcp4-loopback");
   EXPECT_VERDICT(r, Verdict::kPass);
   EXPECT_EQ(r.evidence["nonce_received"], false);
-  j.spawner.on_exec = connects();
+  j.spawner.on_exec = sends_nonce();
   EXPECT_VERDICT(j.run(a, none, "net:unix-workspace"), Verdict::kPass);
 }
 
@@ -60,7 +53,7 @@ TEST_F(ListenerNonce, AnUnavailableLaunchPathIsASkipOnlyWhenNoListenerGotTheNonc
   EXPECT_VERDICT(r, Verdict::kSkip);
   EXPECT_NE(r.reason.find("no WMI provider"), std::string::npos) << r.reason;
   j.spawner.on_exec = [&](const SpawnRequest& q, const LaunchSpec& l) {
-    connects()(q, l);
+    sends_nonce()(q, l);
     return exited(1, absent);
   };
   EXPECT_VERDICT(j.run(wmi, none, "net:tcp4-loopback"), Verdict::kEscape);

@@ -38,7 +38,7 @@ namespace {
 
 constexpr int kMaxPackets = 512;              // echo requests drained per inspect (hostile sender)
 constexpr std::size_t kMaxBytes = 4096;       // per vsock connection and per alias read
-constexpr int kMaxConnections = 16;           // vsock connections read per attempt
+constexpr int kMaxVsockConnections = 16;           // vsock connections read per attempt
 
 std::string marker(const std::string& nonce) { return std::string(kNonceMarker) + nonce; }
 
@@ -292,7 +292,7 @@ class VsockListener : public HostObject {
       std::lock_guard<std::mutex> lock(mu_);
       ++connections_;
       seen_ = seen_ || got.find(marker(nonce_)) != std::string::npos;
-      if (connections_ >= kMaxConnections) return;
+      if (connections_ >= kMaxVsockConnections) return;
     }
   }
 

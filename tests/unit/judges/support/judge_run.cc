@@ -8,6 +8,20 @@
 
 namespace breakout::judges {
 
+ExecScript writes_path(std::string text) {
+  return [text = std::move(text)](const SpawnRequest& r, const LaunchSpec&) {
+    write_text(arg(r, "--path"), text);
+    return exited(0);
+  };
+}
+
+ExecScript sends_nonce() {
+  return [](const SpawnRequest& r, const LaunchSpec&) {
+    send_nonce(arg(r, "--target"), arg(r, "--nonce"));
+    return exited(0, report_line({{"sent", true}}));
+  };
+}
+
 Attempt attempt(const std::string& klass, std::vector<std::string> args, std::string param) {
   Attempt a;
   const auto c = attempt_class_from(klass);

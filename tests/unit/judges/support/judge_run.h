@@ -31,6 +31,12 @@ namespace breakout::judges {
 // An attempt of class `klass` ("fs-write") with these probe args (placeholders as in scenarios).
 Attempt attempt(const std::string& klass, std::vector<std::string> args = {}, std::string param = "");
 
+// Fake sandboxes the judge tests of several families share.
+// Writes `text` where the probe's --path says (the fs-write probe's create).
+ExecScript writes_path(std::string text = "written by the fake sandbox\n");
+// Sends the probe's nonce to its --target and reports it sent (the net probes' connect).
+ExecScript sends_nonce();
+
 class JudgeRun {
  public:
   JudgeRun();
