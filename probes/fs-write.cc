@@ -17,6 +17,7 @@
 //               P is a file or directory the spawner writes every exec). Field "moved_aside"
 //               says whether P existed
 //   chmod       chmod(P, 0777)
+//   setxattr    setxattr(P, "user.breakout", "breakout\n"): metadata only, no open(2) (xattr(7))
 //   mkfifo      mkfifo(P, 0644)
 //   mknod       mknod(P, S_IFSOCK|0644): a socket inode, the type an unprivileged mknod may make
 //               besides files and FIFOs (mknod(2)); sandbox-runtime tests both
@@ -38,7 +39,7 @@
 // --src is refused for ops that do not use it. Opens use O_NONBLOCK so a FIFO at
 // P cannot block the probe (ENXIO instead).
 // --via plants a second name first and runs OP on it: symlink(P, L) or link(P, L), then
-// OP at L (create, append, truncate, chmod only). How a sandbox that protects P by its
+// OP at L (create, append, truncate, chmod, setxattr only). How a sandbox that protects P by its
 // path, not its inode, is walked around from a writable directory.
 // --via win-interop (create, append; in WSL): the write is done by cmd.exe, a Windows program
 // the kernel starts through WSL's binfmt interop, outside this process's namespaces, seccomp
@@ -63,6 +64,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -78,10 +80,11 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: breakout-probe-fs-write --op OP --path P [--src S]\n"
-    "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink plant-link chmod mkfifo\n"
-    "      mknod reopen\n"
+    "  OP: create append truncate rename-out rename-in delete mkdir hardlink symlink plant-link chmod setxattr\n"
+    "      mkfifo mknod reopen\n"
     "  --src is required by rename-out, rename-in, hardlink, symlink, plant-link and refused otherwise\n"
-    "  --via symlink|hardlink --link L: name P at L first, then OP at L (create append truncate chmod)\n"
+    "  --via symlink|hardlink --link L: name P at L first, then OP at L (create append truncate chmod\n"
+    "      setxattr)\n"
     "  --via win-interop: cmd.exe, through WSL's interop, does OP (create append) at P\n"
     "  --userns: enter a new user+mount namespace and remount P's mount read-write first\n"
     "  --clone3 (with --userns): make that namespace with clone3(2) in a child, which runs the op\n"
@@ -196,10 +199,11 @@ int main(int argc, char** argv) {
   if (interop && (args.has("link") || args.has("userns") || !win_interop_takes(op)))
     args.usage_error("--via win-interop takes create or append, without --link and --userns");
   if (!interop && via.empty() == args.has("link")) args.usage_error("--via symlink|hardlink and --link go together");
-  if (!via.empty() && !interop && op != "create" && op != "append" && op != "truncate" && op != "chmod")
-    args.usage_error("--via takes create, append, truncate or chmod");
+  if (!via.empty() && !interop && op != "create" && op != "append" && op != "truncate" && op != "chmod" &&
+      op != "setxattr")
+    args.usage_error("--via takes create, append, truncate, chmod or setxattr");
   static const char* const kOps[] = {"create", "append", "truncate", "rename-out", "rename-in", "delete",
-                                     "mkdir",  "hardlink", "symlink", "plant-link", "chmod", "mkfifo", "mknod", "reopen"};
+                                     "mkdir",  "hardlink", "symlink", "plant-link", "chmod", "setxattr", "mkfifo", "mknod", "reopen"};
   bool known = false;
   for (const char* o : kOps) known = known || op == o;
   if (!known) args.usage_error("unknown --op '" + op + "'");
@@ -264,6 +268,8 @@ int main(int argc, char** argv) {
     plant_link(r, path, src);
   } else if (op == "chmod") {
     one(r, "chmod", ::chmod(p, 0777));
+  } else if (op == "setxattr") {
+    one(r, "setxattr", ::setxattr(p, "user.breakout", kPayload, sizeof kPayload - 1, 0));
   } else if (op == "mkfifo") {
     one(r, "mkfifo", ::mkfifo(p, 0644));
   } else if (op == "mknod") {

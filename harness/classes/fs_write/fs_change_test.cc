@@ -1,6 +1,12 @@
-// The write judges of classes/fs_write/fs_change.cc (fs-write, io-uring-write, cwd-write,
+// The write judges of classes/fs_write/fs_change.cc (fs-write, io-uring-write, fs-meta, cwd-write,
 // syscall-abi-write): the snapshot diff against the writable roots, driven through run_attempt.
 #include <gtest/gtest.h>
+
+#include <sys/xattr.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
 
 #include "harness/host/availability.h"
 #include "harness/classes/host_object/spec_objects.h"
@@ -74,6 +80,28 @@ TEST_F(FsChange, IoUringWriteIsJudgedByTheSnapshot) {
   j.spawner.on_exec = writes_path();
   EXPECT_VERDICT(j.run(a, ws, "fs:sibling/uring-new"), Verdict::kEscape);
   EXPECT_VERDICT(j.run(a, ws, "fs:workspace/uring-new"), Verdict::kPass);
+}
+
+// fs-meta: the fake sandbox sets the xattr where --path says, as the probe's setxattr does; the
+// content stays as it was, so only the snapshot's xattrs can tell.
+ExecScript sets_xattr() {
+  return [](const SpawnRequest& r, const LaunchSpec&) {
+    const std::string p = arg(r, "--path");
+    if (::setxattr(p.c_str(), "user.breakout", "breakout\n", 9, 0) != 0)
+      throw std::runtime_error("setxattr " + p + ": " + std::strerror(errno));
+    return exited(0);
+  };
+}
+
+TEST_F(FsChange, FsMetaIsJudgedByTheXattrsOfTheSnapshot) {
+  const Attempt a = attempt("fs-meta", {"--op", "setxattr", "--path", "{target}"});
+  EXPECT_VERDICT(j.run(a, ws, "fs:sibling/existing.txt"), Verdict::kPass);
+  EXPECT_VERDICT(j.run(a, ws, "fs:workspace/existing.txt"), Verdict::kOverblock);  // the control not done
+  j.spawner.on_exec = sets_xattr();
+  const AttemptRecord escaped = j.run(a, ws, "fs:sibling/existing.txt");
+  EXPECT_VERDICT(escaped, Verdict::kEscape);
+  EXPECT_EQ(escaped.evidence["changes_outside_writable_roots"][0]["fields"], "xattr:user.breakout") << escaped.evidence;
+  EXPECT_VERDICT(j.run(a, ws, "fs:workspace/existing.txt"), Verdict::kPass);
 }
 
 // cwd-write: the relative name lands in the cwd the spawner was asked for (its request).

@@ -36,6 +36,12 @@ inline Expectation submount_write(const RuleInput& in) {
   return write_by(in, "a file system mounted below a path is that path's for the write rule: ");
 }
 
+// setxattr(2) needs write access to the file and no open(2): a sandbox that guards opens only (or
+// Landlock, whose access rights name no metadata call: landlock(7)) lets it through.
+inline Expectation meta_write(const RuleInput& in) {
+  return write_by(in, "an extended attribute set on a file changes that file: ");
+}
+
 inline Expectation io_uring_write(const RuleInput& in) { return write_by(in, "a file created through io_uring is a write, "); }
 // The i386/x32 ABI changes the syscall number, not the path walk.
 inline Expectation abi_write(const RuleInput& in) {
@@ -56,6 +62,11 @@ inline constexpr ClassSpec SyscallAbiWrite{.probe = "syscall-abi", .targets = tr
     .decided_by = PolicyField::kWritable, .params = "i386|x32", .platforms = Platforms::kX86_64Linux,
     .platform_why = "the i386 and x32 syscall ABIs exist only on x86-64 Linux",
     .expect = rules::abi_write};
+// fs-meta: the snapshot records every xattr (host/fs_snapshot.h), so the value set shows as the
+// file's change; user.* xattrs are Linux's (xattr(7)).
+inline constexpr ClassSpec FsMeta{.probe = "fs-write", .targets = true, .witness = true,
+    .decided_by = PolicyField::kWritable, .platforms = Platforms::kLinux,
+    .platform_why = "user.* extended attributes are Linux's (xattr(7))", .expect = rules::meta_write};
 // cwd-write: the cwd is handed over in the path form of `param` (classes/fs_write/fs_change.cc).
 inline constexpr ClassSpec CwdWrite{.probe = "fs-write", .targets = true, .path_form = true,
     .decided_by = PolicyField::kExecCwd, .expect = rules::cwd_write};
