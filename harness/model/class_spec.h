@@ -71,6 +71,11 @@ struct ClassSpec {
   // A probe the harness itself runs for this class besides `probe` (run/preflight.cc checks it is
   // installed): "noop" for spawner-follow's learning execs, "race-victim" for fs-api-race's calibration.
   const char* helper_probe = nullptr;
+  // Its executions run with no other beside them (run/runner.cc: after the pool, one by one). For
+  // a class whose oracle mounts on the host inside the tree: a sandbox starting beside it walks
+  // the host's mount table (bubblewrap's --ro-bind / / remounts every submount read-only), and a
+  // mount detached meanwhile fails that sandbox's setup (EINVAL), which would be charged to it.
+  bool alone = false;
   // Its nonce travels through the sandbox's proxy: another listener it reaches is judged by the
   // class's own rule (attempt/collateral.cc), and a template tool's proxy limits apply to it
   // ([cannot_express] proxy_ports, proxy_local; spawner/template_spawner.cc). Otherwise a nonce

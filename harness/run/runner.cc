@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "harness/attempt/run_attempt.h"
+#include "harness/model/class_spec.h"
 #include "harness/model/expectation.h"
 
 namespace breakout {
@@ -20,20 +21,27 @@ RunOutcome run_all(const std::vector<Execution>& plan, const RunContext& ctx, in
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;
   std::mutex mu;
+  auto run_one = [&](std::size_t i) {
+    records[i] = run_attempt(plan[i], ctx);
+    // Set while it ran: the kill may have shaped the verdict. Set just after it returned: dropped
+    // too (the flag cannot tell), which only costs one honest record.
+    judged[i] = !cancelled();
+    std::lock_guard lock(mu);
+    ++done;
+    if (progress) progress(done, plan.size(), records[i]);
+  };
+  // A class that runs alone (ClassSpec::alone: its oracle mounts on the host) waits for the pool,
+  // then its executions run one by one.
+  auto runs_alone = [&](std::size_t i) { return class_spec(plan[i].attempt->klass).alone; };
   auto worker = [&] {
-    for (std::size_t i = next++; i < plan.size() && !cancelled(); i = next++) {
-      records[i] = run_attempt(plan[i], ctx);
-      // Set while it ran: the kill may have shaped the verdict. Set just after it returned: dropped
-      // too (the flag cannot tell), which only costs one honest record.
-      judged[i] = !cancelled();
-      std::lock_guard lock(mu);
-      ++done;
-      if (progress) progress(done, plan.size(), records[i]);
-    }
+    for (std::size_t i = next++; i < plan.size() && !cancelled(); i = next++)
+      if (!runs_alone(i)) run_one(i);
   };
   std::vector<std::thread> pool;
   for (int j = 0; j < std::max(1, jobs); ++j) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
+  for (std::size_t i = 0; i < plan.size() && !cancelled(); ++i)
+    if (runs_alone(i)) run_one(i);
   RunOutcome out;
   out.planned = plan.size();
   out.interrupted = cancelled();

@@ -75,6 +75,6 @@ inline constexpr ClassSpec ProtectedWrite{.probe = "fs-write", .targets = true,
 // A write into a harness-mounted tmpfs (classes/fs_write/submount.cc): a submount is judged by where it
 // sits, so a root made read-only without MS_REC must not leave it writable.
 inline constexpr ClassSpec SubmountWrite{.probe = "fs-write", .targets = true,
-    .decided_by = PolicyField::kWritable, .expect = rules::submount_write};
+    .decided_by = PolicyField::kWritable, .alone = true, .expect = rules::submount_write};
 
 }  // namespace breakout::spec

@@ -59,7 +59,7 @@ inline constexpr ClassSpec ProxyConnect{.probe = "net-connect", .targets = true,
 // A connect to a harness-made bind mount of its listener's socket (classes/net/bind_alias.cc): the
 // same socket under a name the sandbox may not know to hide, judged by the write rule there.
 inline constexpr ClassSpec BindAliasConnect{.probe = "net-connect", .targets = true,
-    .witness = true, .decided_by = PolicyField::kWritable, .expect = rules::bind_alias_connect};
+    .witness = true, .decided_by = PolicyField::kWritable, .alone = true, .expect = rules::bind_alias_connect};
 // Inbound is judged by the connect rule: the host's loopback reaches the sandbox's exactly
 // when the sandbox's reaches the host's (one network namespace, or none between them).
 inline constexpr ClassSpec NetInbound{.probe = "net-listen", .targets = true, .witness = true,

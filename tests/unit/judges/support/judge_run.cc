@@ -67,6 +67,10 @@ Expected JudgeRun::expected(const Attempt& a, const Policy& p, const std::string
 }
 
 AttemptRecord JudgeRun::run(const Attempt& a, const Policy& p, const std::string& target) {
+  return run_attempt(execution(a, p, target), ctx);
+}
+
+Execution JudgeRun::execution(const Attempt& a, const Policy& p, const std::string& target) {
   listeners();  // collateral and connect judges read them
   Execution ex;
   ex.index = next_index_++;
@@ -76,7 +80,7 @@ AttemptRecord JudgeRun::run(const Attempt& a, const Policy& p, const std::string
   ex.group = a.id + "@" + p.name;
   ex.id = ex.group + (target.empty() ? "" : "[" + target + "]");
   ex.expectation = expect(a.klass, ex.target ? &*ex.target : nullptr, p, placeholder_roots());
-  return run_attempt(ex, ctx);
+  return ex;
 }
 
 }  // namespace breakout::judges

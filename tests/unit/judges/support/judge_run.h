@@ -44,6 +44,8 @@ class JudgeRun {
   const Policy& policy(const std::string& name);
   // Runs one execution of `a` under `p` aimed at `target` ("" for classes without targets).
   AttemptRecord run(const Attempt& a, const Policy& p, const std::string& target = "");
+  // That execution as the planner makes it, for a plan handed to run_all.
+  Execution execution(const Attempt& a, const Policy& p, const std::string& target = "");
   // The expectation the planner gives that execution.
   Expected expected(const Attempt& a, const Policy& p, const std::string& target = "") const;
   // The run's loopback listeners (started on first use; ctx.listeners points at them).
