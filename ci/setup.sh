@@ -6,7 +6,7 @@
 #               libraries breakout links, bubblewrap and the tools the harness calls; builds the
 #               `breakout` binary and its probes, nothing else (no tests, benchmarks, fuzzers).
 #   (default)   everything the test command (ci/test.sh) needs: also the test frameworks, clang,
-#               mingw-w64 and Wine, Chromium, firejail, the npm-installed sandboxes and checkers.
+#               mingw-w64 and Wine, Chromium, firejail, gVisor (runsc), the npm-installed sandboxes and checkers.
 #   --no-build  install only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +30,7 @@ TEST_PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   python3-pytest chromium
   python3-venv python3-pip python3-setuptools python3-wheel
-  firejail socat ripgrep
+  firejail socat ripgrep runsc
   g++-mingw-w64-x86-64 wine64
 )
 PACKAGES=("${RUN_PACKAGES[@]}")

@@ -6,6 +6,7 @@
 
 #include "fuzz/fuzz_check.h"
 #include "harness/core/toml_schema.h"
+#include "harness/spawner/config_literal.h"
 #include "harness/spawner/driver_spawner.h"
 #include "harness/spawner/template_spawner.h"
 
@@ -37,18 +38,29 @@ const SpawnRequest& request() {
   return r;
 }
 
-void check_template(const Profile& p) {
-  FUZZ_CHECK(std::find(p.command.begin(), p.command.end(), "{argv...}") != p.command.end());
-  const SpawnRequest& r = request();
-  if (!p.network.count(to_string(r.policy->network))) return;  // cannot_express() skips such attempts
-  const std::vector<std::string> argv = expand_profile(p, r);
-  const auto at = std::search(argv.begin(), argv.end(), r.probe_argv.begin(), r.probe_argv.end());
-  FUZZ_CHECK_MSG(at != argv.end(), "the probe argv is not in the expansion");
+// No placeholder a template may use is left in what reaches the tool (its argv, `after`).
+void check_expanded(const std::vector<std::string>& argv, std::vector<std::string>::const_iterator probe_at,
+                    std::size_t probe_size) {
   for (auto it = argv.begin(); it != argv.end(); ++it) {
-    if (it >= at && it < at + static_cast<std::ptrdiff_t>(r.probe_argv.size())) continue;
-    for (const char* ph : {"{cwd}", "{workspace}", "{home}", "{tree}", "{path}", "{name}", "{value}"})
+    if (it >= probe_at && it < probe_at + static_cast<std::ptrdiff_t>(probe_size)) continue;
+    for (const char* ph : {"{cwd}", "{workspace}", "{home}", "{tree}", "{path}", "{name}", "{value}", "{exec_id}"})
       FUZZ_CHECK_MSG(it->find(ph) == std::string::npos, "placeholder left unexpanded: " + *it);
   }
+}
+
+void check_template(const Profile& p) {
+  const SpawnRequest& r = request();
+  if (!p.network.count(to_string(r.policy->network))) return;  // cannot_express() skips such attempts
+  const std::vector<std::string> argv = expand_profile(p, r, "id");
+  const auto at = std::search(argv.begin(), argv.end(), r.probe_argv.begin(), r.probe_argv.end());
+  const auto file = expand_config_file(p, r, "id");
+  // The probe exactly once: on the command line, or as one array literal in the config file.
+  const std::string in_file = file ? literal_array(p.config_file->format, r.probe_argv) : std::string();
+  const std::size_t file_hits = file && file->second.find(in_file) != std::string::npos ? 1 : 0;
+  FUZZ_CHECK_MSG((at != argv.end()) + file_hits == 1, "the probe argv is not in the expansion exactly once");
+  check_expanded(argv, at, r.probe_argv.size());
+  const std::vector<std::string> after = expand_after(p, r, "id");
+  check_expanded(after, after.end(), 0);
 }
 
 void check_driver(const DriverSettings& s) {

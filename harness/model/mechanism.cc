@@ -11,7 +11,8 @@ constexpr std::pair<Mechanism, const char*> kNames[] = {
     {Mechanism::kAfUnix, "af_unix"}, {Mechanism::kIoUring, "io_uring"},
     {Mechanism::kPtrace, "ptrace"}, {Mechanism::kProcfs, "procfs"}, {Mechanism::kI386Abi, "i386_abi"},
     {Mechanism::kIcmp, "icmp"}, {Mechanism::kNetlink, "netlink"}, {Mechanism::kMknod, "mknod"},
-    {Mechanism::kRenameExchange, "rename_exchange"}, {Mechanism::kHostProc, "host_proc"}};
+    {Mechanism::kRenameExchange, "rename_exchange"}, {Mechanism::kHostProc, "host_proc"},
+    {Mechanism::kXattr, "xattr"}};
 }  // namespace
 
 const char* to_string(Mechanism m) {

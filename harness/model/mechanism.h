@@ -51,6 +51,10 @@ enum class Mechanism {
   // The command's processes visible in the host's /proc: a sandbox that runs them in a kernel of
   // its own (gVisor's Sentry) shows the host only itself, so recon never sees the probe alive.
   kHostProc,
+  // User extended attributes (xattr(7), the user.* namespace) set from inside on a host file:
+  // gVisor 20221219's gofer answers setxattr(2) on a bind-mounted host file with ENOTSUP, in the
+  // workspace too, so the workspace control of fs.meta.setxattr cannot happen there.
+  kXattr,
 };
 
 const char* to_string(Mechanism m);                        // "af_unix", as profiles write it

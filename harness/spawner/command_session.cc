@@ -7,6 +7,7 @@
 #include <set>
 
 #include "harness/core/error.h"
+#include "harness/core/text.h"
 
 namespace breakout {
 
@@ -41,7 +42,14 @@ class CommandSession final : public SpawnSession {
       std::lock_guard lock(mu_);
       command_ = plan.argv;
     }
-    LaunchResult run = run_process(spec, box_, cancel_);
+    LaunchResult run;
+    try {
+      run = run_process(spec, box_, cancel_);
+    } catch (...) {
+      after(plan, spec);
+      throw;
+    }
+    after(plan, spec);
     run.refusal = spawner_.refusal_in(run);  // the tool's declared refusal exit: it ran nothing
     return run;
   }
@@ -82,6 +90,31 @@ class CommandSession final : public SpawnSession {
     }
   }
 
+  // The tool's own cleanup of this exec (SpawnPlan::after), whatever became of the launch: run to
+  // its end even when the run is being interrupted (never with the cancel flag), within its own
+  // bound. Failing fails the exec: the tool's state for it (an OCI container) may be left.
+  void after(const SpawnPlan& plan, const LaunchSpec& launched) {
+    if (plan.after.empty()) return;
+    LaunchSpec spec;
+    spec.argv = plan.after;
+    spec.env = launched.env;
+    spec.cwd = launched.cwd;
+    spec.lookup_path = launched.lookup_path;
+    spec.timeout = kAfterTimeout;
+    spec.max_capture = 4096;
+    const LaunchResult r = run_process(spec, box_, nullptr);
+    if (!r.started || r.timed_out || !r.exited || r.exit_code != 0)
+    {
+      const std::string how = !r.started   ? "did not start: " + r.start_error
+                              : r.timed_out ? "timed out"
+                              : !r.exited   ? "killed by signal " + std::to_string(r.term_signal)
+                                            : "exit " + std::to_string(r.exit_code);
+      throw Error("the profile's after command (" + plan.after.front() + ") failed: " + how + "; " +
+                  printable_excerpt(r.err, 300));
+    }
+  }
+
+  static constexpr std::chrono::milliseconds kAfterTimeout{20000};
   const Spawner& spawner_;
   Containment* box_;
   const std::atomic<bool>* cancel_;

@@ -61,6 +61,9 @@ struct SpawnPlan {
   std::string scratch_dir;
   // Files written (created or replaced) before the launch: a generated config (path, text).
   std::vector<std::pair<std::string, std::string>> files;
+  // Run after the launch whatever became of it (timeout, interrupt): the tool's own cleanup of
+  // this exec (template `after`). Empty: nothing. It failing fails the exec: its state is left.
+  std::vector<std::string> after;
 };
 
 // What the spawner's file API answered to one request. A refusal (driver `ok: false`) is a

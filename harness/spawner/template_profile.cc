@@ -22,11 +22,29 @@ constexpr const char* kListTokens[] = {"{argv...}", "{network...}", "{writable..
                                        "{deny_write...}", "{env_set...}", "{env_unset...}"};
 // Expanded in every list. "{config}" only where the profile has a [config_file].
 constexpr const char* kScalars[] = {"{cwd}", "{workspace}", "{home}", "{tree}", "{profile_dir}", "{tools}",
-                                    "{spawner_dir}", "{config}"};
-// What "{x:json}" / "{x:toml}" may name besides the scalars: lists (arrays) and tables.
-constexpr const char* kTypedLists[] = {"writable",  "deny_read", "deny_write", "env_names",       "env_unset",
-                                       "env_set",   "env_pinned", "env_pinned_names", "proxy_allow", "proxy_deny",
-                                       "proxy_rules"};
+                                    "{spawner_dir}", "{config}", "{exec_id}"};
+// What "{x:json}" / "{x:toml}" may name besides the scalars: arrays, which "{a+b:json}" joins...
+constexpr const char* kTypedArrays[] = {"writable",  "deny_read",        "deny_write",  "argv",      "env",
+                                        "env_names", "env_unset",        "env_pinned_names", "proxy_allow",
+                                        "proxy_deny"};
+// ...and tables.
+constexpr const char* kTypedTables[] = {"env_set", "env_pinned", "proxy_rules"};
+
+bool is_typed_array(std::string_view name) {
+  return std::any_of(std::begin(kTypedArrays), std::end(kTypedArrays), [&](const char* a) { return name == a; });
+}
+
+// "a+b": every part an array (a table or a scalar has no elements to join).
+bool is_joined_arrays(const std::string& name) {
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t plus = name.find('+', start);
+    if (!is_typed_array(std::string_view(name).substr(start, plus == std::string::npos ? std::string::npos : plus - start)))
+      return false;
+    if (plus == std::string::npos) return true;
+    start = plus + 1;
+  }
+}
 
 // Where a template may use placeholders and which kinds.
 struct PlaceholderRules {
@@ -35,10 +53,12 @@ struct PlaceholderRules {
   bool typed = false;        // "{x:json}", "{x:toml}"
   std::optional<LiteralFormat> only_format;  // a config text: its own format only
   bool config = false;       // "{config}" (the profile has a [config_file])
+  bool argv_literal = false;  // "{argv:F}": the probe's argv as one array (a config text only)
 };
 
 // Placeholders a template element may use, so typos fail at load time. A
-// placeholder is "{name}", "{name...}" or "{name:format}" with name in [a-z_]; other braces
+// placeholder is "{name}", "{name...}" or "{name:format}" with name in [a-z_] ("a+b" in the
+// last form: arrays joined); other braces
 // (JSON in a shell snippet, say) are literal text. `extra` are the scalars only
 // this list expands ("{path}" per writable root, ...): anywhere else one would
 // reach the sandbox's command line as literal text (found by fuzz/profile_fuzzer).
@@ -49,9 +69,11 @@ void check_placeholders(const std::vector<std::string>& tmpl, const std::string&
   for (const auto& t : tmpl) {
     for (std::size_t open = t.find('{'); open != std::string::npos; open = t.find('{', open + 1)) {
       std::size_t end = open + 1;
-      while (end < t.size() && (std::islower(static_cast<unsigned char>(t[end])) || t[end] == '_')) ++end;
+      while (end < t.size() && (std::islower(static_cast<unsigned char>(t[end])) || t[end] == '_' || t[end] == '+')) ++end;
       if (end == open + 1) continue;
       const std::string name = t.substr(open + 1, end - open - 1);
+      // "a+b" names joined arrays, so only as a typed placeholder ("{a+b:json}"); "{x+y}" stays text.
+      if (name.find('+') != std::string::npos && (end >= t.size() || t[end] != ':')) continue;
       std::string format;
       if (t.compare(end, 3, "...") == 0) {
         end += 3;
@@ -68,8 +90,12 @@ void check_placeholders(const std::vector<std::string>& tmpl, const std::string&
         const auto f = literal_format(format);
         bool named = false;
         for (auto s : kScalars) named = named || ("{" + name + "}") == s;
-        for (auto l : kTypedLists) named = named || name == l;
+        for (auto l : kTypedTables) named = named || name == l;
+        named = named || is_joined_arrays(name);
         if (name == "config" && !rules.config) named = false;
+        // The probe's argv is one array of its own, in a config file only (one probe per spawn, below).
+        const bool argv = ("+" + name + "+").find("+argv+") != std::string::npos;
+        if (argv && (!rules.argv_literal || name != "argv")) named = false;
         if (!rules.typed || !f || !named)
           schema::fail("bad-placeholder", where, "unknown placeholder '" + ph + "' in '" + t + "'");
         if (rules.only_format && *f != *rules.only_format)
@@ -104,7 +130,8 @@ ProfileConfigFile parse_config_file(const toml::table& t, const std::string& whe
   c.text = schema::required_string(t, "text", where);
   if (const toml::node* items = t.get("items")) {
     if (!items->is_table()) schema::fail("bad-type", where + ".items", "must be a table of element templates");
-    schema::only_fields(*items->as_table(), {"writable", "deny_read", "deny_write", "env_names", "env_unset"},
+    schema::only_fields(*items->as_table(),
+                        {"writable", "deny_read", "deny_read_dir", "deny_read_file", "deny_write", "env_names", "env_unset"},
                         where + ".items");
     for (const auto& [key, value] : *items->as_table()) {
       const std::string name(key.str());
@@ -187,7 +214,8 @@ ProfileRefusalExit parse_refusal_exit(const toml::table& t, const std::string& w
 }  // namespace
 
 bool is_path_list(const std::string& name) {
-  return name == "writable" || name == "deny_read" || name == "deny_write";
+  return name == "writable" || name == "deny_read" || name == "deny_read_dir" || name == "deny_read_file" ||
+         name == "deny_write";
 }
 
 Profile parse_profile_text(const std::string& text, const std::string& origin, const fs::path& profile_dir) {
@@ -196,7 +224,7 @@ Profile parse_profile_text(const std::string& text, const std::string& origin, c
 
 Profile parse_profile(const toml::table& root, const std::string& origin, const fs::path& profile_dir,
                       const fs::path& tools_dir) {
-  schema::only_fields(root, {"kind", "name", "description", "notes", "requires", "version", "command", "writable_root",
+  schema::only_fields(root, {"kind", "name", "description", "notes", "requires", "version", "command", "after", "writable_root",
                              "deny_read_dir", "deny_read_file", "deny_write", "protects", "env_set", "env_unset",
                              "network", "config_file", "cannot_express", "refuses", "refusal_exit"},
                       origin);
@@ -211,6 +239,7 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
   p.requires_tools = schema::string_array(root, "requires", origin, true);
   p.version_argv = schema::string_array(root, "version", origin, false);
   p.command = schema::string_array(root, "command", origin, true);
+  p.after = schema::string_array(root, "after", origin, false);
   p.writable_root = schema::string_array(root, "writable_root", origin, true);
   p.deny_read_dir = schema::string_array(root, "deny_read_dir", origin, true);
   p.deny_read_file = schema::string_array(root, "deny_read_file", origin, true);
@@ -259,6 +288,7 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
     check_placeholders(*list, origin, plain, nullptr, &p.uses_spawner_dir, {"{path}"});
   check_placeholders(p.env_set, origin, plain, nullptr, &p.uses_spawner_dir, {"{name}", "{value}"});
   check_placeholders(p.env_unset, origin, plain, nullptr, &p.uses_spawner_dir, {"{name}"});
+  check_placeholders(p.after, origin + ": after", plain, nullptr, &p.uses_spawner_dir);
   if (p.config_file) {
     PlaceholderRules path_rules;  // a path: raw scalars, never "{config}" itself
     check_placeholders({p.config_file->path}, origin + ": config_file.path", path_rules, nullptr, &p.uses_spawner_dir);
@@ -266,15 +296,23 @@ Profile parse_profile(const toml::table& root, const std::string& origin, const 
     text_rules.raw_scalars = false;
     text_rules.typed = true;
     text_rules.only_format = p.config_file->format;
+    text_rules.argv_literal = true;
     check_placeholders({p.config_file->text}, origin + ": config_file.text", text_rules, &p.typed_used,
                        &p.uses_spawner_dir);
   }
   // Exactly one probe per spawn: the verdict reads one probe report, and a second
   // copy would hand the probe's own argv ("{cwd}" literally) to the sandbox tool
-  // as its arguments (found by fuzz/profile_fuzzer).
-  const auto argv_count = std::count(p.command.begin(), p.command.end(), "{argv...}");
-  if (argv_count == 0) schema::fail("missing-argv", origin, "command must contain \"{argv...}\"");
-  if (argv_count > 1) schema::fail("duplicate-argv", origin, "command must contain \"{argv...}\" exactly once");
+  // as its arguments (found by fuzz/profile_fuzzer). The probe is either on the command line or
+  // in the config file (an OCI bundle's process.args: "{argv:json}"), never in both.
+  auto argv_count = std::count(p.command.begin(), p.command.end(), "{argv...}");
+  if (p.config_file)
+    for (auto at = p.config_file->text.find("{argv:"); at != std::string::npos; at = p.config_file->text.find("{argv:", at + 1))
+      ++argv_count;
+  if (argv_count == 0)
+    schema::fail("missing-argv", origin, "command must contain \"{argv...}\" (or its config file \"{argv:FORMAT}\")");
+  if (argv_count > 1)
+    schema::fail("duplicate-argv", origin,
+                 "the probe must appear exactly once: \"{argv...}\" in command or \"{argv:FORMAT}\" in the config file");
   const toml::table* net = root["network"].as_table();
   if (!net) schema::fail("missing-field", origin, "missing table [network]");
   schema::only_fields(*net, {"none", "loopback", "full", "proxy"}, origin + ": network");

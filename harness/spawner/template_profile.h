@@ -26,8 +26,10 @@ struct ProfileConfigFile {
   LiteralFormat format{};       // json or toml: the only placeholders its text may use
   std::string text;             // template
   // Element form of an array ("{env_unset:json}" as [{"name": "X", "mode": "deny"}, ...]), per
-  // array name: writable and deny_read elements use "{path:F}", env_names and env_unset "{name:F}".
-  // Without one an element is a string literal.
+  // array name: writable, deny_read and deny_write elements use "{path:F}", env_names and env_unset
+  // "{name:F}". Without one an element is a string literal. deny_read_dir / deny_read_file: the
+  // form of a denied directory / file, where a tool masks the two differently (an OCI bundle's
+  // tmpfs and /dev/null mounts); each falls back to deny_read.
   std::map<std::string, std::string> items;
 };
 
@@ -70,6 +72,9 @@ struct Profile {
   std::vector<std::string> requires_tools;   // on the spawner's PATH (docs/spawners.md), or absolute
   std::vector<std::string> version_argv;     // prints the version on its first line
   std::vector<std::string> command;          // the template
+  // Run after every exec, also after a timeout or an interrupt (scalars only): what removes the
+  // tool's per-exec state, an OCI runtime's `delete --force {exec_id}`. Empty: nothing.
+  std::vector<std::string> after;
   std::vector<std::string> writable_root;    // per writable root, {path}
   std::vector<std::string> deny_read_dir;    // per denied directory, {path}
   std::vector<std::string> deny_read_file;   // per denied file, {path}

@@ -2,6 +2,7 @@
 #include "harness/spawner/template_spawner.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
@@ -84,8 +85,10 @@ ProxyLists proxy_lists(const Profile& profile, const SpawnRequest& r) {
 }
 
 // The scalars of one spawn, unescaped.
-void add_scalars(std::map<std::string, std::string>& vars, const Profile& profile, const SpawnRequest& r) {
+void add_scalars(std::map<std::string, std::string>& vars, const Profile& profile, const SpawnRequest& r,
+                 const std::string& exec_id) {
   vars.try_emplace("{cwd}", r.cwd);
+  vars.try_emplace("{exec_id}", exec_id);
   vars.try_emplace("{workspace}", path_text(r.roots.workspace));
   vars.try_emplace("{home}", path_text(r.roots.home));
   vars.try_emplace("{tree}", path_text(r.roots.tree));
@@ -94,74 +97,113 @@ void add_scalars(std::map<std::string, std::string>& vars, const Profile& profil
   vars.try_emplace("{spawner_dir}", path_text(spawner_dir_of(r.roots)));
 }
 
+// "a+b" -> {"a", "b"}: the arrays one typed placeholder joins.
+std::vector<std::string> parts_of(const std::string& name) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t plus; (plus = name.find('+', start)) != std::string::npos; start = plus + 1)
+    parts.push_back(name.substr(start, plus - start));
+  parts.push_back(name.substr(start));
+  return parts;
+}
+
+// One element of a typed array, before rendering: its text, and for deny_read whether it is a
+// directory (an element template may mask the two differently: items.deny_read_dir / _file).
+struct Element {
+  std::string text;
+  bool dir = false;
+};
+
+// The elements of the typed array `name` for this spawn; nullopt when `name` is no array.
+std::optional<std::vector<Element>> array_of(const std::string& name, const SpawnRequest& r,
+                                             const std::map<std::string, std::string>& visible,
+                                             const std::function<const ProxyLists&()>& proxy) {
+  std::vector<Element> items;
+  const auto texts = [&](const auto& values) {
+    for (const auto& v : values) items.push_back({std::string(v), false});
+  };
+  if (name == "writable") {
+    for (const auto& w : r.resolved.writable) items.push_back({path_text(w), true});
+  } else if (name == "deny_read") {
+    for (const auto& d : r.resolved.deny_read) {
+      fs::file_status st;
+      if (exists_now(d, &st)) items.push_back({path_text(d), fs::is_directory(st)});
+    }
+  } else if (name == "deny_write") {  // every entry: a tool may protect a path that is not there yet
+    for (const auto& d : r.resolved.deny_write) items.push_back({path_text(d), false});
+  } else if (name == "argv") {
+    texts(r.probe_argv);
+  } else if (name == "env") {  // the child's environment as NAME=value (an OCI process.env)
+    for (const auto& [k, v] : visible) items.push_back({k + "=" + v, false});
+  } else if (name == "proxy_allow") {  // network = "proxy" only; [] otherwise
+    texts(proxy().allow);
+  } else if (name == "proxy_deny") {
+    texts(proxy().deny);
+  } else if (name == "env_names") {
+    for (const auto& [k, v] : visible) items.push_back({k, false});
+  } else if (name == "env_unset") {
+    for (const auto& [k, v] : r.caller_env)
+      if (!visible.count(k)) items.push_back({k, false});
+  } else if (name == "env_pinned_names") {
+    for (const auto& [k, v] : r.policy->env.pinned) items.push_back({k, false});
+  } else {
+    return std::nullopt;
+  }
+  return items;
+}
+
+// The element template of `name`'s element `e` in format `f`, or nullptr (a string literal).
+const std::string* item_template(const Profile& profile, LiteralFormat f, const std::string& name, const Element& e) {
+  if (!profile.config_file || profile.config_file->format != f) return nullptr;
+  const auto& items = profile.config_file->items;
+  if (name == "deny_read")
+    if (auto it = items.find(e.dir ? "deny_read_dir" : "deny_read_file"); it != items.end()) return &it->second;
+  const auto it = items.find(name);
+  return it == items.end() ? nullptr : &it->second;
+}
+
 // "{x:fmt}" -> its literal, for the typed placeholders the profile uses (only those: expansion
 // runs per input in fuzz/policy_model_fuzzer.cc). `vars` already holds the raw scalars.
+// "{a+b:fmt}" is one array: a's elements, then b's.
 void add_typed(std::map<std::string, std::string>& vars, const Profile& profile, const SpawnRequest& r,
                const std::map<std::string, std::string>& visible) {
   std::optional<ProxyLists> told;  // once per spawn, for whichever of the proxy placeholders it uses
-  const auto proxy = [&]() -> const ProxyLists& {
+  const std::function<const ProxyLists&()> proxy = [&]() -> const ProxyLists& {
     if (!told) told = proxy_lists(profile, r);
     return *told;
   };
   for (const auto& ph : profile.typed_used) {
     const auto colon = ph.find(':');
     const std::string name = ph.substr(1, colon - 1);
-    const LiteralFormat f = *literal_format(ph.substr(colon + 1, ph.size() - colon - 2));
+    const std::string format = ph.substr(colon + 1, ph.size() - colon - 2);
+    const LiteralFormat f = *literal_format(format);
     std::string value;
-    // An element template of the config file, for arrays in its format (ProfileConfigFile::items).
-    const std::string* item = nullptr;
-    if (profile.config_file && profile.config_file->format == f)
-      if (auto it = profile.config_file->items.find(name); it != profile.config_file->items.end()) item = &it->second;
-    const auto array = [&](const std::vector<std::string>& elements) {
-      if (!item) return literal_array(f, elements);
-      const std::string key = std::string(is_path_list(name) ? "{path:" : "{name:") +
-                              ph.substr(colon + 1);
-      std::string out = "[";
-      for (std::size_t i = 0; i < elements.size(); ++i)
-        out += (i ? ", " : "") + substitute_placeholders(*item, {{key, literal_string(f, elements[i])}});
-      return out + "]";
-    };
     if (auto it = vars.find("{" + name + "}"); it != vars.end()) {
       value = literal_string(f, it->second);
-    } else if (name == "writable") {
-      std::vector<std::string> items;
-      for (const auto& w : r.resolved.writable) items.push_back(path_text(w));
-      value = array(items);
-    } else if (name == "deny_read") {
-      std::vector<std::string> items;
-      for (const auto& d : r.resolved.deny_read)
-        if (exists_now(d)) items.push_back(path_text(d));
-      value = array(items);
-    } else if (name == "deny_write") {  // every entry: a tool may protect a path that is not there yet
-      std::vector<std::string> items;
-      for (const auto& d : r.resolved.deny_write) items.push_back(path_text(d));
-      value = array(items);
-    } else if (name == "proxy_allow") {  // network = "proxy" only; [] otherwise
-      value = array(proxy().allow);
-    } else if (name == "proxy_deny") {
-      value = array(proxy().deny);
     } else if (name == "proxy_rules") {  // one table: each entry -> "allow" or "deny"
       std::map<std::string, std::string> rules;
       for (const auto& a : proxy().allow) rules[a] = "allow";
       for (const auto& d : proxy().deny) rules.try_emplace(d, "deny");
       value = literal_table(f, rules);
-    } else if (name == "env_names") {
-      std::vector<std::string> items;
-      for (const auto& [k, v] : visible) items.push_back(k);
-      value = array(items);
-    } else if (name == "env_unset") {
-      std::vector<std::string> items;
-      for (const auto& [k, v] : r.caller_env)
-        if (!visible.count(k)) items.push_back(k);
-      value = array(items);
-    } else if (name == "env_pinned_names") {
-      std::vector<std::string> items;
-      for (const auto& [k, v] : r.policy->env.pinned) items.push_back(k);
-      value = array(items);
     } else if (name == "env_set") {
       value = literal_table(f, visible);
     } else if (name == "env_pinned") {
       value = literal_table(f, r.policy->env.pinned);
+    } else {
+      value = "[";
+      bool first = true;
+      for (const auto& part : parts_of(name)) {
+        const auto elements = array_of(part, r, visible, proxy);
+        check(elements.has_value(), "template: " + ph + " names no array");  // the profile load refuses it
+        const std::string key = std::string(is_path_list(part) ? "{path:" : "{name:") + format + "}";
+        for (const auto& e : *elements) {
+          const std::string literal = literal_string(f, e.text);
+          const std::string* item = item_template(profile, f, part, e);
+          value += (first ? "" : ", ") + (item ? substitute_placeholders(*item, {{key, literal}}) : literal);
+          first = false;
+        }
+      }
+      value += "]";
     }
     vars[ph] = std::move(value);
   }
@@ -284,11 +326,15 @@ class TemplateSpawner final : public Spawner {
   }
   SpawnPlan plan(const SpawnRequest& r) const override {
     SpawnPlan p;
-    p.argv = expand_profile(profile_, r);
+    // One name per spawn for the command, its config file and its cleanup ({exec_id}: an OCI
+    // container id, unique on the host so concurrent attempts never address each other's).
+    const std::string exec_id = "breakout-" + random_hex(8);
+    p.argv = expand_profile(profile_, r, exec_id);
     for (const auto& [k, v] : r.caller_env) p.env.push_back(k + "=" + v);
     p.cwd = r.cwd;
     if (profile_.uses_spawner_dir || profile_.config_file) p.scratch_dir = path_text(spawner_dir_of(r.roots));
-    if (auto file = expand_config_file(profile_, r)) p.files.push_back(std::move(*file));
+    if (auto file = expand_config_file(profile_, r, exec_id)) p.files.push_back(std::move(*file));
+    p.after = expand_after(profile_, r, exec_id);
     return p;
   }
 
@@ -325,9 +371,10 @@ namespace {
 
 // Scalars, typed literals and "{config}" of one spawn (the per-list keys are added by the caller).
 std::map<std::string, std::string> spawn_vars(const Profile& profile, const SpawnRequest& r,
-                                              const std::map<std::string, std::string>& visible) {
+                                              const std::map<std::string, std::string>& visible,
+                                              const std::string& exec_id) {
   std::map<std::string, std::string> vars;
-  add_scalars(vars, profile, r);
+  add_scalars(vars, profile, r, exec_id);
   if (profile.config_file) {
     std::map<std::string, std::string> path_vars = vars;
     vars.try_emplace("{config}", substitute_placeholders(profile.config_file->path, path_vars));
@@ -338,14 +385,26 @@ std::map<std::string, std::string> spawn_vars(const Profile& profile, const Spaw
 
 }  // namespace
 
-std::optional<std::pair<std::string, std::string>> expand_config_file(const Profile& profile, const SpawnRequest& r) {
+std::optional<std::pair<std::string, std::string>> expand_config_file(const Profile& profile, const SpawnRequest& r,
+                                                                      const std::string& exec_id) {
   if (!profile.config_file) return std::nullopt;
   check(r.policy != nullptr, "spawn request without a policy");
-  const auto vars = spawn_vars(profile, r, visible_env(r));
+  const auto vars = spawn_vars(profile, r, visible_env(r), exec_id);
   return std::pair{vars.at("{config}"), substitute_placeholders(profile.config_file->text, vars)};
 }
 
-std::vector<std::string> expand_profile(const Profile& profile, const SpawnRequest& r) {
+std::vector<std::string> expand_after(const Profile& profile, const SpawnRequest& r, const std::string& exec_id) {
+  if (profile.after.empty()) return {};
+  check(r.policy != nullptr, "spawn request without a policy");
+  std::map<std::string, std::string> vars;
+  add_scalars(vars, profile, r, exec_id);
+  if (profile.config_file) vars.try_emplace("{config}", substitute_placeholders(profile.config_file->path, vars));
+  std::vector<std::string> out;
+  append_expanded(out, profile.after, vars);
+  return out;
+}
+
+std::vector<std::string> expand_profile(const Profile& profile, const SpawnRequest& r, const std::string& exec_id) {
   check(r.policy != nullptr, "spawn request without a policy");
   // Which caller variables the child may see: inherited names, then pinned values win.
   const std::map<std::string, std::string> visible = visible_env(r);
@@ -354,7 +413,7 @@ std::vector<std::string> expand_profile(const Profile& profile, const SpawnReque
   // so the command and the other lists see the scalars only. (A copy of the scalars per
   // list, and an initializer list copying each value twice, were most of the allocations
   // of this function, called per input by fuzz/policy_model_fuzzer.cc.)
-  std::map<std::string, std::string> vars = spawn_vars(profile, r, visible);
+  std::map<std::string, std::string> vars = spawn_vars(profile, r, visible, exec_id);
 
   // Room for every element a list can add, so the vector grows once.
   std::size_t most = profile.command.size() + r.probe_argv.size();
