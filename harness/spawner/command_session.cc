@@ -103,8 +103,7 @@ class CommandSession final : public SpawnSession {
     spec.timeout = kAfterTimeout;
     spec.max_capture = 4096;
     const LaunchResult r = run_process(spec, box_, nullptr);
-    if (!r.started || r.timed_out || !r.exited || r.exit_code != 0)
-    {
+    if (!r.started || r.timed_out || !r.exited || r.exit_code != 0) {
       const std::string how = !r.started   ? "did not start: " + r.start_error
                               : r.timed_out ? "timed out"
                               : !r.exited   ? "killed by signal " + std::to_string(r.term_signal)
