@@ -36,14 +36,8 @@ bool is_typed_array(std::string_view name) {
 
 // "a+b": every part an array (a table or a scalar has no elements to join).
 bool is_joined_arrays(const std::string& name) {
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t plus = name.find('+', start);
-    if (!is_typed_array(std::string_view(name).substr(start, plus == std::string::npos ? std::string::npos : plus - start)))
-      return false;
-    if (plus == std::string::npos) return true;
-    start = plus + 1;
-  }
+  const auto parts = joined_parts(name);
+  return std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return is_typed_array(p); });
 }
 
 // Where a template may use placeholders and which kinds.
@@ -212,6 +206,15 @@ ProfileRefusalExit parse_refusal_exit(const toml::table& t, const std::string& w
 }
 
 }  // namespace
+
+std::vector<std::string> joined_parts(const std::string& name) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t plus; (plus = name.find('+', start)) != std::string::npos; start = plus + 1)
+    parts.push_back(name.substr(start, plus - start));
+  parts.push_back(name.substr(start));
+  return parts;
+}
 
 bool is_path_list(const std::string& name) {
   return name == "writable" || name == "deny_read" || name == "deny_read_dir" || name == "deny_read_file" ||

@@ -98,6 +98,9 @@ struct Profile {
   bool maps_deny_write = false;  // the command has {deny_write...} or a template {deny_write:FMT}
 };
 
+// "a+b" -> {"a", "b"}: the arrays one typed placeholder "{a+b:json}" joins, in order.
+std::vector<std::string> joined_parts(const std::string& name);
+
 // Whether the typed list `name` ("{name:json}") holds paths, whose element templates take
 // "{path:F}" (the others, variable names, take "{name:F}").
 bool is_path_list(const std::string& name);

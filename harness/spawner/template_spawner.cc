@@ -97,16 +97,6 @@ void add_scalars(std::map<std::string, std::string>& vars, const Profile& profil
   vars.try_emplace("{spawner_dir}", path_text(spawner_dir_of(r.roots)));
 }
 
-// "a+b" -> {"a", "b"}: the arrays one typed placeholder joins.
-std::vector<std::string> parts_of(const std::string& name) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (std::size_t plus; (plus = name.find('+', start)) != std::string::npos; start = plus + 1)
-    parts.push_back(name.substr(start, plus - start));
-  parts.push_back(name.substr(start));
-  return parts;
-}
-
 // One element of a typed array, before rendering: its text, and for deny_read whether it is a
 // directory (an element template may mask the two differently: items.deny_read_dir / _file).
 struct Element {
@@ -192,7 +182,7 @@ void add_typed(std::map<std::string, std::string>& vars, const Profile& profile,
     } else {
       value = "[";
       bool first = true;
-      for (const auto& part : parts_of(name)) {
+      for (const auto& part : joined_parts(name)) {
         const auto elements = array_of(part, r, visible, proxy);
         check(elements.has_value(), "template: " + ph + " names no array");  // the profile load refuses it
         const std::string key = std::string(is_path_list(part) ? "{path:" : "{name:") + format + "}";
