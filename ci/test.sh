@@ -5,19 +5,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Seconds per stage, printed at the end (also when a stage fails), so a CI log says where the time went.
-stage_name="setup: packages and the g++ build (ci/setup.sh)" stage_start=$SECONDS
+# Wall seconds and CPU seconds (user + sys of every finished child) per stage, printed at the end
+# (also when a stage fails), so a CI log says where the time went and how much of it 2 cores can share.
+children_cpu() {  # CPU seconds of this shell's waited-for children so far: cutime + cstime (proc(5))
+  awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%d", ($14 + $15) / hz }' "/proc/$$/stat"
+}
+stage_name="setup: packages and the g++ build (ci/setup.sh)" stage_start=$SECONDS stage_cpu=0
 stage_times=()
 stage() {
-  stage_times+=("$(printf '%6d s  %s' $((SECONDS - stage_start)) "$stage_name")")
-  stage_name=$1 stage_start=$SECONDS
+  local cpu
+  cpu=$(children_cpu)
+  stage_times+=("$(printf '%6d s %6d CPU-s  %s' $((SECONDS - stage_start)) $((cpu - stage_cpu)) "$stage_name")")
+  stage_name=$1 stage_start=$SECONDS stage_cpu=$cpu
   echo "== $1 =="
 }
 print_stage_times() {
   stage "" >/dev/null
-  echo "== time per stage (ci/test.sh) =="
+  echo "== time per stage (ci/test.sh): wall, CPU of its processes =="
   printf '%s\n' "${stage_times[@]}"
-  printf '%6d s  in all\n' "$SECONDS"
+  printf '%6d s %6d CPU-s  in all\n' "$SECONDS" "$(children_cpu)"
 }
 trap print_stage_times EXIT
 

@@ -9,6 +9,8 @@
 #include <optional>
 #include <vector>
 
+#include "harness/host/posix_acl_xattr.h"
+
 namespace breakout {
 
 namespace {
@@ -22,7 +24,6 @@ struct Rights {
 
 // ---- POSIX: acl(5) xattr layout (include/uapi/linux/posix_acl_xattr.h) --------------------------
 
-constexpr std::uint16_t kUserObj = 0x01, kUser = 0x02, kGroupObj = 0x04, kGroup = 0x08, kMask = 0x10, kOther = 0x20;
 constexpr std::uint32_t kW = 2;
 
 std::optional<std::string> unhex(const std::string& h) {
@@ -55,18 +56,18 @@ bool add_acl(const std::string& blob, const std::string& prefix, const FileState
     std::memcpy(&e.tag, blob.data() + off, 2);  // little-endian on every platform Linux ACLs exist on
     std::memcpy(&e.perm, blob.data() + off + 2, 2);
     std::memcpy(&e.id, blob.data() + off + 4, 4);
-    if (e.tag == kMask) mask = e.perm;
+    if (e.tag == posix_acl::kMask) mask = e.perm;
     entries.push_back(e);
   }
   const std::uint32_t m = mask ? *mask : 7;
   for (const E& e : entries) {
     const std::uint32_t perm = e.perm & 7;
     switch (e.tag) {
-      case kUserObj: r.allow[prefix + "owner uid " + std::to_string(st.uid)] = perm; break;
-      case kUser: r.allow[prefix + "user:" + std::to_string(e.id)] = perm & m; break;  // masked (acl(5))
-      case kGroupObj: r.allow[prefix + "group gid " + std::to_string(st.gid)] = perm & m; break;
-      case kGroup: r.allow[prefix + "group:" + std::to_string(e.id)] = perm & m; break;
-      case kOther: r.allow[prefix + "other"] = perm; break;
+      case posix_acl::kUserObj: r.allow[prefix + "owner uid " + std::to_string(st.uid)] = perm; break;
+      case posix_acl::kUser: r.allow[prefix + "user:" + std::to_string(e.id)] = perm & m; break;  // masked (acl(5))
+      case posix_acl::kGroupObj: r.allow[prefix + "group gid " + std::to_string(st.gid)] = perm & m; break;
+      case posix_acl::kGroup: r.allow[prefix + "group:" + std::to_string(e.id)] = perm & m; break;
+      case posix_acl::kOther: r.allow[prefix + "other"] = perm; break;
       default: break;
     }
   }

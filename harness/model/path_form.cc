@@ -7,7 +7,7 @@ namespace breakout {
 
 namespace {
 
-constexpr std::pair<PathForm, const char*> kNames[] = {
+constexpr std::pair<PathForm, const char*> kFormNames[] = {
     {PathForm::kAbsolute, "absolute"},          {PathForm::kDotDot, "dotdot"},
     {PathForm::kDoubleSlash, "double-slash"},    {PathForm::kDotSlash, "dot-slash"},
     {PathForm::kTrailingSlash, "trailing-slash"}, {PathForm::kSiblingPrefix, "sibling-prefix"},
@@ -20,14 +20,14 @@ constexpr std::pair<PathForm, const char*> kNames[] = {
 }  // namespace
 
 const char* to_string(PathForm f) {
-  for (const auto& [form, name] : kNames)
+  for (const auto& [form, name] : kFormNames)
     if (form == f) return name;
   return "?";
 }
 
 std::optional<PathForm> path_form_from(const std::string& name) {
   if (name.empty()) return PathForm::kAbsolute;
-  for (const auto& [form, n] : kNames)
+  for (const auto& [form, n] : kFormNames)
     if (name == n) return form;
   return std::nullopt;
 }
@@ -35,7 +35,7 @@ std::optional<PathForm> path_form_from(const std::string& name) {
 const std::vector<PathForm>& all_path_forms() {
   static const std::vector<PathForm> all = [] {
     std::vector<PathForm> v;
-    for (const auto& [form, name] : kNames) v.push_back(form);
+    for (const auto& [form, name] : kFormNames) v.push_back(form);
     return v;
   }();
   return all;

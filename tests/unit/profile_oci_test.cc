@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kSpawners = fs::path(BREAKOUT_SOURCE_DIR) / "spawners";
-const std::string kHostile = "a\"b\\c\nd\x01" "e]}{cwd} \xc3\xa9";
+const fs::path kOciSpawners = fs::path(BREAKOUT_SOURCE_DIR) / "spawners";
+const std::string kOciHostile = "a\"b\\c\nd\x01" "e]}{cwd} \xc3\xa9";
 
 // A real tree (deny_read lists existing paths only): ~/.ssh a directory, ~/.netrc a file.
 struct OciTree {
@@ -47,8 +47,8 @@ struct OciTree {
     req.roots = {r, r + "/workspace", r + "/sibling", r + "/home", r + "/extra"};
     req.resolved = resolve(policy, req.roots);
     req.cwd = r + "/workspace";
-    req.probe_argv = {"/bin/probe", kHostile};
-    req.caller_env = {{"PATH", "/bin"}, {"KEEP", kHostile}, {"SECRET", "s"}, {"GIT_TERMINAL_PROMPT", "1"}};
+    req.probe_argv = {"/bin/probe", kOciHostile};
+    req.caller_env = {{"PATH", "/bin"}, {"KEEP", kOciHostile}, {"SECRET", "s"}, {"GIT_TERMINAL_PROMPT", "1"}};
   }
   ~OciTree() {
     std::error_code ec;
@@ -86,7 +86,7 @@ none = []
 // bytes included; the command carries no probe, and one spawn's command, file and `after` share
 // one exec id, which differs from the next spawn's.
 TEST(ProfileOci, ProcessOfTheBundleIsTheProbe) {
-  OciTree t(kHostile.substr(0, 9) + " q");
+  OciTree t(kOciHostile.substr(0, 9) + " q");
   const Profile p = parse_profile_text(oci_profile("{writable:json}", R"(after = ["runtime", "delete", "{exec_id}"])"), "t");
   auto s = make_template_spawner(p);
   const SpawnPlan plan = s->plan(t.req);
@@ -95,7 +95,7 @@ TEST(ProfileOci, ProcessOfTheBundleIsTheProbe) {
   EXPECT_EQ(j["process"]["args"], nlohmann::json(t.req.probe_argv));
   EXPECT_EQ(j["process"]["cwd"], t.req.cwd);
   // Inherited and pinned (the pin wins), never SECRET.
-  EXPECT_EQ(j["process"]["env"], nlohmann::json({"GIT_TERMINAL_PROMPT=0", "KEEP=" + kHostile, "PATH=/bin"}));
+  EXPECT_EQ(j["process"]["env"], nlohmann::json({"GIT_TERMINAL_PROMPT=0", "KEEP=" + kOciHostile, "PATH=/bin"}));
   EXPECT_EQ(std::find(plan.argv.begin(), plan.argv.end(), "/bin/probe"), plan.argv.end());
   const std::string id = plan.argv.back();
   EXPECT_EQ(id.rfind("breakout-", 0), 0u);
@@ -197,7 +197,7 @@ none = []
 // process, and every exec is removed under the attempt's own state root.
 TEST(ProfileOci, RunscProfileWritesABundlePerExec) {
   OciTree t("runsc");
-  const Profile p = load_profile_file(kSpawners / "runsc.toml");
+  const Profile p = load_profile_file(kOciSpawners / "runsc.toml");
   auto s = make_template_spawner(p);
   const SpawnPlan plan = s->plan(t.req);
   ASSERT_EQ(plan.files.size(), 1u);

@@ -23,7 +23,7 @@ Policy policy_of(NetworkMode mode) {
   return p;
 }
 
-Expected exp(AttemptClass c, const std::string& target, NetworkMode mode) {
+Expected proxy_exp(AttemptClass c, const std::string& target, NetworkMode mode) {
   const Target t = parse_target(target);
   return expect(c, &t, policy_of(mode), placeholder_roots()).value;
 }
@@ -38,20 +38,20 @@ std::string fake_env(const char* name) {
 
 TEST(ProxyMode, OnlyTheAllowedDestinationThroughTheProxy) {
   using C = AttemptClass;
-  EXPECT_EQ(exp(C::kProxyConnect, "net:proxy-allowed", NetworkMode::kProxy), Expected::kAllowed);
-  EXPECT_EQ(exp(C::kProxyConnect, "net:proxy-denied", NetworkMode::kProxy), Expected::kDenied);
-  EXPECT_EQ(exp(C::kProxyConnect, "net:tcp4-external", NetworkMode::kProxy), Expected::kDenied);
-  EXPECT_EQ(exp(C::kProxyConnect, "net:tcp4-loopback", NetworkMode::kProxy), Expected::kDenied);
+  EXPECT_EQ(proxy_exp(C::kProxyConnect, "net:proxy-allowed", NetworkMode::kProxy), Expected::kAllowed);
+  EXPECT_EQ(proxy_exp(C::kProxyConnect, "net:proxy-denied", NetworkMode::kProxy), Expected::kDenied);
+  EXPECT_EQ(proxy_exp(C::kProxyConnect, "net:tcp4-external", NetworkMode::kProxy), Expected::kDenied);
+  EXPECT_EQ(proxy_exp(C::kProxyConnect, "net:tcp4-loopback", NetworkMode::kProxy), Expected::kDenied);
   // A direct connect reaches nothing, the allowed destination included.
-  EXPECT_EQ(exp(C::kNetConnect, "net:proxy-allowed", NetworkMode::kProxy), Expected::kDenied);
-  EXPECT_EQ(exp(C::kNetConnect, "net:tcp4-external", NetworkMode::kProxy), Expected::kDenied);
+  EXPECT_EQ(proxy_exp(C::kNetConnect, "net:proxy-allowed", NetworkMode::kProxy), Expected::kDenied);
+  EXPECT_EQ(proxy_exp(C::kNetConnect, "net:tcp4-external", NetworkMode::kProxy), Expected::kDenied);
   // The workspace socket is a file in every mode.
-  EXPECT_EQ(exp(C::kProxyConnect, "net:unix-workspace", NetworkMode::kProxy), Expected::kAllowed);
-  EXPECT_EQ(exp(C::kNetConnect, "net:unix-workspace", NetworkMode::kProxy), Expected::kAllowed);
+  EXPECT_EQ(proxy_exp(C::kProxyConnect, "net:unix-workspace", NetworkMode::kProxy), Expected::kAllowed);
+  EXPECT_EQ(proxy_exp(C::kNetConnect, "net:unix-workspace", NetworkMode::kProxy), Expected::kAllowed);
   // Other modes: the route changes nothing; the destinations are external hosts.
-  EXPECT_EQ(exp(C::kProxyConnect, "net:proxy-denied", NetworkMode::kFull), Expected::kAllowed);
-  EXPECT_EQ(exp(C::kProxyConnect, "net:proxy-allowed", NetworkMode::kNone), Expected::kDenied);
-  EXPECT_EQ(exp(C::kProxyConnect, "net:proxy-allowed", NetworkMode::kLoopback), Expected::kDenied);
+  EXPECT_EQ(proxy_exp(C::kProxyConnect, "net:proxy-denied", NetworkMode::kFull), Expected::kAllowed);
+  EXPECT_EQ(proxy_exp(C::kProxyConnect, "net:proxy-allowed", NetworkMode::kNone), Expected::kDenied);
+  EXPECT_EQ(proxy_exp(C::kProxyConnect, "net:proxy-allowed", NetworkMode::kLoopback), Expected::kDenied);
   EXPECT_EQ(endpoint_reach("proxy-denied"), "external");
 }
 
@@ -231,6 +231,6 @@ TEST(ProxyMode, AnAllowlistedNameNeverReachesTheHostsLoopback) {
   const Expectation e = expect(C::kProxyConnect, &t, policy_of(NetworkMode::kProxy), placeholder_roots());
   EXPECT_EQ(e.value, Expected::kDenied);
   EXPECT_NE(e.why.find("loopback"), std::string::npos) << e.why;
-  EXPECT_EQ(exp(C::kProxyConnect, "net:name-denied", NetworkMode::kProxy), Expected::kDenied);
+  EXPECT_EQ(proxy_exp(C::kProxyConnect, "net:name-denied", NetworkMode::kProxy), Expected::kDenied);
   EXPECT_EQ(endpoint_reach("name-denied"), "external");
 }

@@ -14,10 +14,10 @@
 namespace breakout {
 namespace {
 
-struct Case {
+struct CalibrationCase {
   Attempt attempt;
   Execution ex;
-  explicit Case(Expected e) {
+  explicit CalibrationCase(Expected e) {
     ex.attempt = &attempt;
     ex.expectation.value = e;
   }
@@ -40,7 +40,7 @@ RaceTally tally(long long wins) {
 }
 
 TEST(JudgeRace, ADenialWhoseCalibrationWasWonIsJudgedAndSaysSo) {
-  Case c(Expected::kDenied);
+  CalibrationCase c(Expected::kDenied);
   Observation o = seen(Effect::kNotHappened);
   judge_race(o, c.ex, tally(kCalibrationWins));
   EXPECT_FALSE(o.not_applicable.has_value());
@@ -52,7 +52,7 @@ TEST(JudgeRace, ADenialWhoseCalibrationWasWonIsJudgedAndSaysSo) {
 
 TEST(JudgeRace, ADenialWhoseCalibrationWasNotWonIsInconclusiveNeverPass) {
   for (long long wins : {0LL, kCalibrationWins - 1}) {
-    Case c(Expected::kDenied);
+    CalibrationCase c(Expected::kDenied);
     Observation o = seen(Effect::kNotHappened);
     judge_race(o, c.ex, tally(wins));
     ASSERT_TRUE(o.not_applicable.has_value()) << wins;
@@ -64,7 +64,7 @@ TEST(JudgeRace, ADenialWhoseCalibrationWasNotWonIsInconclusiveNeverPass) {
 }
 
 TEST(JudgeRace, AnEscapeIsAnEscapeWhateverTheCalibration) {
-  Case c(Expected::kDenied);
+  CalibrationCase c(Expected::kDenied);
   Observation o = seen(Effect::kHappened);
   judge_race(o, c.ex, tally(0));
   EXPECT_FALSE(o.not_applicable.has_value());
@@ -73,7 +73,7 @@ TEST(JudgeRace, AnEscapeIsAnEscapeWhateverTheCalibration) {
 }
 
 TEST(JudgeRace, AControlIsJudgedByItsOwnEffect) {
-  Case c(Expected::kAllowed);
+  CalibrationCase c(Expected::kAllowed);
   Observation o = seen(Effect::kNotHappened);  // an overblock stays one
   judge_race(o, c.ex, tally(0));
   EXPECT_FALSE(o.not_applicable.has_value());

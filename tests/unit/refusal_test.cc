@@ -24,7 +24,7 @@ using namespace breakout;
 
 namespace {
 
-const char* kProfile = R"toml(
+const char* kRefusalProfile = R"toml(
 name = "r"
 description = "d"
 requires = []
@@ -103,7 +103,7 @@ TEST(Refusal, UnixTargetsNeedAfUnixAndNothingElseDoes) {
 }
 
 TEST(Refusal, ProfileDeclaresPerNetworkMode) {
-  auto s = make_template_spawner(parse_profile_text(kProfile, "r"));
+  auto s = make_template_spawner(parse_profile_text(kRefusalProfile, "r"));
   const auto off = s->refuses(Mechanism::kAfUnix, policy_with(NetworkMode::kNone));
   ASSERT_TRUE(off.has_value());
   EXPECT_EQ(*off, "r refuses af_unix under network = none: its seccomp filter fails connect(2)");
@@ -112,7 +112,7 @@ TEST(Refusal, ProfileDeclaresPerNetworkMode) {
 }
 
 TEST(Refusal, ProfileSchemaRejectsWhatItCannotMean) {
-  const std::string base = std::string(kProfile).substr(0, std::string(kProfile).find("[refuses"));
+  const std::string base = std::string(kRefusalProfile).substr(0, std::string(kRefusalProfile).find("[refuses"));
   const std::string net = "[network]\nnone = []\n";
   EXPECT_THROW(parse_profile_text(base + "[refuses.keyctl]\nwhy = \"x\"\n" + net, "r"), Error);          // unknown mechanism
   EXPECT_THROW(parse_profile_text(base + "[refuses.af_unix]\nwhen = [\"none\"]\n" + net, "r"), Error);    // no why
@@ -123,7 +123,7 @@ TEST(Refusal, ProfileSchemaRejectsWhatItCannotMean) {
 }
 
 TEST(Refusal, PlannerMarksTheRefusedControlAndWitnessesItsDenials) {
-  auto s = make_template_spawner(parse_profile_text(kProfile, "r"));
+  auto s = make_template_spawner(parse_profile_text(kRefusalProfile, "r"));
   const Suite off = unix_suite(NetworkMode::kNone);
   const auto plan = plan_executions(off, *s, nullptr, {.only = "", .platform = "linux"});
   int controls = 0, denials = 0;
@@ -220,7 +220,7 @@ TEST(Refusal, DriverDeclarationAppliesExactlyAsTheProfiles) {
   const driver::Hello h = driver::parse_hello(driver::parse_response(
       R"J({"id":1,"ok":true,"protocol":1,"name":"r","platform":"linux","capabilities":{},)J"
       R"J("refuses":{"af_unix":{"when":["none"],"why":"its seccomp filter fails connect(2)"}}})J"));
-  auto profile = make_template_spawner(parse_profile_text(kProfile, "r"));
+  auto profile = make_template_spawner(parse_profile_text(kRefusalProfile, "r"));
   for (const NetworkMode mode : {NetworkMode::kNone, NetworkMode::kFull})
     for (const Mechanism m : {Mechanism::kAfUnix, Mechanism::kIcmp})
       EXPECT_EQ(refusal_reason(h.refuses, "r", m, mode), profile->refuses(m, policy_with(mode)))
@@ -237,7 +237,7 @@ TEST(Refusal, NewMechanismsHaveNames) {
 
 // [refusal_exit]: the tool's status, its message prefix, and no probe report.
 TEST(Refusal, ProfileRefusalExitIsTheToolsOwnRefusal) {
-  const std::string base = std::string(kProfile).substr(0, std::string(kProfile).find("[refuses"));
+  const std::string base = std::string(kRefusalProfile).substr(0, std::string(kRefusalProfile).find("[refuses"));
   const std::string net = "[network]\nnone = []\n";
   auto s = make_template_spawner(parse_profile_text(base + "[refusal_exit]\nstatus = 1\nstderr = \"bwrap: \"\n" + net, "r"));
   LaunchResult run;
@@ -258,7 +258,7 @@ TEST(Refusal, ProfileRefusalExitIsTheToolsOwnRefusal) {
   other.err = "sh: bwrap: not found\n";
   EXPECT_FALSE(s->refusal_in(other).has_value());
   // Without [refusal_exit] (every profile before it): never a refusal.
-  EXPECT_FALSE(make_template_spawner(parse_profile_text(kProfile, "r"))->refusal_in(run).has_value());
+  EXPECT_FALSE(make_template_spawner(parse_profile_text(kRefusalProfile, "r"))->refusal_in(run).has_value());
   // Schema: a status, a non-empty prefix, nothing else.
   EXPECT_THROW(parse_profile_text(base + "[refusal_exit]\nstatus = 0\nstderr = \"x\"\n" + net, "r"), Error);
   EXPECT_THROW(parse_profile_text(base + "[refusal_exit]\nstatus = 1\nstderr = \"\"\n" + net, "r"), Error);

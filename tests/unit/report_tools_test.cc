@@ -12,7 +12,7 @@ using namespace breakout;
 
 namespace {
 
-AttemptRecord rec(const std::string& id, Verdict v) {
+AttemptRecord tool_rec(const std::string& id, Verdict v) {
   AttemptRecord r;
   r.id = id;
   r.group = id.substr(0, id.find('['));
@@ -50,14 +50,14 @@ TEST(Shard, ParseAndStableSplit) {
 }
 
 TEST(Merge, RefusesOverlapAndOtherSuites) {
-  auto a = run("a", {rec("x@p[1]", Verdict::kPass)}, "1/2");
-  auto b = run("b", {rec("y@p[1]", Verdict::kEscape)}, "2/2");
+  auto a = run("a", {tool_rec("x@p[1]", Verdict::kPass)}, "1/2");
+  auto b = run("b", {tool_rec("y@p[1]", Verdict::kEscape)}, "2/2");
   const auto m = merge_results({b, a}, "m");
   ASSERT_EQ(m.records.size(), 2u);
   EXPECT_EQ(m.records[0].id, "x@p[1]");
   EXPECT_EQ(m.info.merged_from.size(), 2u);
   EXPECT_TRUE(m.info.shard.empty());
-  auto c = run("c", {rec("x@p[1]", Verdict::kPass)}, "2/2");
+  auto c = run("c", {tool_rec("x@p[1]", Verdict::kPass)}, "2/2");
   EXPECT_THROW(merge_results({a, c}, "m"), Error);
   auto d = b;
   d.info.suite = "network";
@@ -68,8 +68,8 @@ TEST(Merge, RefusesOverlapAndOtherSuites) {
 }
 
 TEST(Diff, NewFixedChangedAddedRemoved) {
-  auto base = run("base", {rec("a@p[1]", Verdict::kPass), rec("b@p[1]", Verdict::kEscape), rec("gone@p", Verdict::kPass)});
-  auto now = run("new", {rec("a@p[1]", Verdict::kEscape), rec("b@p[1]", Verdict::kPass), rec("new@p", Verdict::kError)});
+  auto base = run("base", {tool_rec("a@p[1]", Verdict::kPass), tool_rec("b@p[1]", Verdict::kEscape), tool_rec("gone@p", Verdict::kPass)});
+  auto now = run("new", {tool_rec("a@p[1]", Verdict::kEscape), tool_rec("b@p[1]", Verdict::kPass), tool_rec("new@p", Verdict::kError)});
   const Diff d = diff_runs(base, now);
   ASSERT_EQ(d.new_escapes.size(), 1u);
   EXPECT_EQ(d.new_escapes[0].id, "a@p[1]");
@@ -83,13 +83,13 @@ TEST(Diff, NewFixedChangedAddedRemoved) {
 }
 
 TEST(Diff, BaselineAcceptsOnlyTheSameVerdict) {
-  auto now = run("new", {rec("a@p[1]", Verdict::kEscape), rec("b@p[1]", Verdict::kPass)});
+  auto now = run("new", {tool_rec("a@p[1]", Verdict::kEscape), tool_rec("b@p[1]", Verdict::kPass)});
   const auto baseline = baseline_json(now);
   ASSERT_EQ(baseline["accepted"].size(), 1u);
   Diff d = diff_baseline(baseline, now, "b.json");
   EXPECT_EQ(d.gate_status(), 0);
   EXPECT_EQ(d.accepted.size(), 1u);
-  auto worse = run("w", {rec("a@p[1]", Verdict::kEscape), rec("b@p[1]", Verdict::kOverblock)});
+  auto worse = run("w", {tool_rec("a@p[1]", Verdict::kEscape), tool_rec("b@p[1]", Verdict::kOverblock)});
   d = diff_baseline(baseline, worse, "b.json");
   EXPECT_EQ(d.gate_status(), kDiffGateFails);
   ASSERT_EQ(d.new_failures.size(), 1u);
@@ -106,7 +106,7 @@ TEST(ReportEscape, HtmlMarkdownShell) {
 }
 
 TEST(ReportHtml, HostileStringsNeverBecomeMarkup) {
-  auto r = rec("x@p[1]", Verdict::kEscape);
+  auto r = tool_rec("x@p[1]", Verdict::kEscape);
   r.title = "<img src=x onerror=alert(1)>";
   r.reason = "</pre><script>alert(1)</script>";
   r.stdout_excerpt = "<script>alert(2)</script>";
@@ -123,7 +123,7 @@ TEST(ReportHtml, HostileStringsNeverBecomeMarkup) {
 }
 
 TEST(ReportHtml, ReconSideBySideIsEscapedAndMarksDisagreements) {
-  auto r = rec("recon.confinement@p", Verdict::kEscape);
+  auto r = tool_rec("recon.confinement@p", Verdict::kEscape);
   r.probe = "recon";
   r.reason = "seen from the host, <b>shares</b>";
   r.evidence = {{"side_by_side", {{{"field", "/ns/net"}, {"inside", "<script>alert(1)</script>"}, {"outside", "net:[1]"}, {"agree", false}},
@@ -156,7 +156,7 @@ ReportBench bench_run(const std::string& figure_name) {
 
 TEST(ReportHtml, BenchSectionShowsFiguresRatiosAndTrend) {
   ReportInput in;
-  in.results = run("r", {rec("x@p[1]", Verdict::kPass)});
+  in.results = run("r", {tool_rec("x@p[1]", Verdict::kPass)});
   in.bench = bench_run("spawn/bwrap");
   in.latency_trend = {{"a", "2026-01-01", 20.5, 30, 29.3}, {"b", "2026-01-02", 25.0, 31, 30.1}};
   const std::string html = html_report(in);
@@ -172,7 +172,7 @@ TEST(ReportHtml, BenchSectionShowsFiguresRatiosAndTrend) {
 
 TEST(ReportHtml, NoBenchSaysWhy) {
   ReportInput in;
-  in.results = run("r", {rec("x@p[1]", Verdict::kPass)});
+  in.results = run("r", {tool_rec("x@p[1]", Verdict::kPass)});
   in.bench_note = "No bench run of bwrap in the history.";
   const std::string html = html_report(in);
   EXPECT_EQ(html.find("bench-table"), std::string::npos);
@@ -182,7 +182,7 @@ TEST(ReportHtml, NoBenchSaysWhy) {
 
 TEST(ReportHtml, HostileBenchNamesStayText) {
   ReportInput in;
-  in.results = run("r", {rec("x@p[1]", Verdict::kPass)});
+  in.results = run("r", {tool_rec("x@p[1]", Verdict::kPass)});
   in.bench = bench_run("spawn/<script>alert(1)</script>");
   in.latency_trend = {{"<img src=x>", "t", 1, 2, 0}};
   const std::string html = html_report(in);

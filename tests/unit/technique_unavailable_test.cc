@@ -6,24 +6,24 @@
 namespace breakout {
 namespace {
 
-constexpr char kUnavailableReport[] =
+constexpr char kTechniqueUnavailableReport[] =
     "BREAKOUT-REPORT {\"probe\":\"spawn-escape\",\"ok\":false,\"technique\":\"schtasks\","
     "\"technique_state\":\"unavailable\",\"technique_reason\":\"IRegisteredTask::Run failed: 0x80004001\"}\n";
 
-struct Case {
+struct UnavailableCase {
   Attempt attempt;
   LaunchResult run;
-  explicit Case(std::string technique) {
+  explicit UnavailableCase(std::string technique) {
     attempt.args = {"--technique", std::move(technique), "--heartbeat", "{heartbeat}"};
     run.started = run.exited = true;
     run.exit_code = 1;
-    run.out = kUnavailableReport;
+    run.out = kTechniqueUnavailableReport;
   }
 };
 
 TEST(TechniqueUnavailable, AnAbsentMechanismWithNoBeatIsNotApplicable) {
   for (const char* t : {"wmi", "schtasks", "shellexecute"}) {
-    Case c(t);
+    UnavailableCase c(t);
     const auto why = technique_unavailable(c.attempt, 0, c.run);
     ASSERT_TRUE(why.has_value()) << t;
     EXPECT_NE(why->find(std::string("technique ") + t), std::string::npos) << "names the technique asked for";
@@ -32,7 +32,7 @@ TEST(TechniqueUnavailable, AnAbsentMechanismWithNoBeatIsNotApplicable) {
 }
 
 TEST(TechniqueUnavailable, ABeatIsJudgedWhateverTheProbeSays) {
-  Case c("wmi");
+  UnavailableCase c("wmi");
   EXPECT_FALSE(technique_unavailable(c.attempt, 1, c.run).has_value());
 }
 
@@ -40,13 +40,13 @@ TEST(TechniqueUnavailable, OnlyTheIndirectTechniquesMayBeExcused) {
   // The report is the sandboxed side's word: a background or breakaway beater that never beat
   // stays a failed in-run control (error), never a skip.
   for (const char* t : {"background", "breakaway", "double-fork-setsid"}) {
-    Case c(t);
+    UnavailableCase c(t);
     EXPECT_FALSE(technique_unavailable(c.attempt, 0, c.run).has_value()) << t;
   }
 }
 
 TEST(TechniqueUnavailable, AStartedOrFailedTechniqueOrNoReportChangesNothing) {
-  Case c("schtasks");
+  UnavailableCase c("schtasks");
   c.run.out = "BREAKOUT-REPORT {\"technique_state\":\"failed\",\"technique_reason\":\"0x80070005\"}\n";
   EXPECT_FALSE(technique_unavailable(c.attempt, 0, c.run).has_value()) << "a refusal is judged, not skipped";
   c.run.out = "garbage <b>not json";

@@ -25,7 +25,7 @@ TEST(Verdict, FailedInRunControlTurnsDenialIntoError) {
 }
 
 namespace {
-AttemptRecord rec(const std::string& id, const std::string& role, Verdict v) {
+AttemptRecord verdict_rec(const std::string& id, const std::string& role, Verdict v) {
   AttemptRecord r;
   r.id = id;
   r.group = "g@p";
@@ -36,7 +36,7 @@ AttemptRecord rec(const std::string& id, const std::string& role, Verdict v) {
 }  // namespace
 
 TEST(Verdict, SandboxThatBlocksEverythingNeverReadsAsPass) {
-  std::vector<AttemptRecord> records = {rec("control", "allow", Verdict::kOverblock), rec("deny", "deny", Verdict::kPass)};
+  std::vector<AttemptRecord> records = {verdict_rec("control", "allow", Verdict::kOverblock), verdict_rec("deny", "deny", Verdict::kPass)};
   apply_controls(records);
   EXPECT_EQ(records[1].verdict, Verdict::kError);
   EXPECT_NE(records[1].reason.find("control"), std::string::npos);
@@ -44,14 +44,14 @@ TEST(Verdict, SandboxThatBlocksEverythingNeverReadsAsPass) {
 }
 
 TEST(Verdict, SkippedControlMeansUnverifiedDenial) {
-  std::vector<AttemptRecord> records = {rec("control", "allow", Verdict::kSkip), rec("deny", "deny", Verdict::kPass)};
+  std::vector<AttemptRecord> records = {verdict_rec("control", "allow", Verdict::kSkip), verdict_rec("deny", "deny", Verdict::kPass)};
   apply_controls(records);
   EXPECT_EQ(records[1].verdict, Verdict::kError);
 }
 
 TEST(Verdict, PassingControlKeepsPass) {
-  std::vector<AttemptRecord> records = {rec("control", "allow", Verdict::kPass), rec("deny", "deny", Verdict::kPass),
-                                        rec("esc", "deny", Verdict::kEscape)};
+  std::vector<AttemptRecord> records = {verdict_rec("control", "allow", Verdict::kPass), verdict_rec("deny", "deny", Verdict::kPass),
+                                        verdict_rec("esc", "deny", Verdict::kEscape)};
   apply_controls(records);
   EXPECT_EQ(records[1].verdict, Verdict::kPass);
   EXPECT_EQ(records[2].verdict, Verdict::kEscape);
@@ -77,7 +77,7 @@ TEST(Verdict, RefusalIsAVerdictTheHostConfirms) {
 }
 
 TEST(Verdict, RefusedDenialStillNeedsItsControl) {  // a sandbox that refuses everything is no pass
-  std::vector<AttemptRecord> records = {rec("control", "allow", Verdict::kOverblock), rec("deny", "deny", Verdict::kPass)};
+  std::vector<AttemptRecord> records = {verdict_rec("control", "allow", Verdict::kOverblock), verdict_rec("deny", "deny", Verdict::kPass)};
   records[1].reason = judge_refused(Expected::kDenied, Effect::kNotHappened, "", "invalid: no").reason;
   apply_controls(records);
   EXPECT_EQ(records[1].verdict, Verdict::kError);

@@ -24,25 +24,25 @@ Env env_with_d() {
 
 TEST(WinPathForm, TypesOfTheDocumentedExamples) {
   // [FPF] "Traditional DOS paths": "C:\Documents\Newsletters\Summer2018.pdf" is absolute from the root of C:.
-  EXPECT_EQ(form_of("C:\\Documents\\Newsletters\\Summer2018.pdf"), Form::kDriveAbsolute);
+  EXPECT_EQ(form_of("C:\\Documents\\Newsletters\\Summer2018.pdf"), breakout::winpath::Form::kDriveAbsolute);
   // [FPF] "\Program Files\Custom Utilities\StringFinder.exe": relative to the root of the current drive.
-  EXPECT_EQ(form_of("\\Program Files\\Custom Utilities\\StringFinder.exe"), Form::kRooted);
+  EXPECT_EQ(form_of("\\Program Files\\Custom Utilities\\StringFinder.exe"), breakout::winpath::Form::kRooted);
   // [FPF] "2018\January.xlsx": relative to the current directory.
-  EXPECT_EQ(form_of("2018\\January.xlsx"), Form::kRelative);
+  EXPECT_EQ(form_of("2018\\January.xlsx"), breakout::winpath::Form::kRelative);
   // [FPF] "C:Projects\apilibrary\apilibrary.sln": relative to the current directory of drive C:.
-  EXPECT_EQ(form_of("C:Projects\\apilibrary\\apilibrary.sln"), Form::kDriveRelative);
+  EXPECT_EQ(form_of("C:Projects\\apilibrary\\apilibrary.sln"), breakout::winpath::Form::kDriveRelative);
   // [FPF] "UNC paths": "\\system07\C$\" is the root of C: on system07.
-  EXPECT_EQ(form_of("\\\\system07\\C$\\"), Form::kUnc);
+  EXPECT_EQ(form_of("\\\\system07\\C$\\"), breakout::winpath::Form::kUnc);
   // [FPF] "DOS device paths": "\\.\C:\Test\Foo.txt" and "\\?\C:\Test\Foo.txt".
-  EXPECT_EQ(form_of("\\\\.\\C:\\Test\\Foo.txt"), Form::kLocalDevice);
-  EXPECT_EQ(form_of("\\\\?\\C:\\Test\\Foo.txt"), Form::kVerbatim);
+  EXPECT_EQ(form_of("\\\\.\\C:\\Test\\Foo.txt"), breakout::winpath::Form::kLocalDevice);
+  EXPECT_EQ(form_of("\\\\?\\C:\\Test\\Foo.txt"), breakout::winpath::Form::kVerbatim);
   // [PZ] "\??\" is the NT object-manager prefix; RtlDetermineDosPathNameType_U sees a rooted path.
-  EXPECT_EQ(form_of("\\??\\C:\\Test\\Foo.txt"), Form::kNtObject);
+  EXPECT_EQ(form_of("\\??\\C:\\Test\\Foo.txt"), breakout::winpath::Form::kNtObject);
   // [PZ] "//?/" with forward slashes is a local device path, not verbatim: it is normalised.
-  EXPECT_EQ(form_of("//?/C:/Test/Foo.txt"), Form::kLocalDevice);
+  EXPECT_EQ(form_of("//?/C:/Test/Foo.txt"), breakout::winpath::Form::kLocalDevice);
   // [PZ] "\\." and "\\?" alone are RtlPathTypeRootLocalDevice.
-  EXPECT_EQ(form_of("\\\\."), Form::kRootLocalDevice);
-  EXPECT_EQ(form_of(""), Form::kEmpty);
+  EXPECT_EQ(form_of("\\\\."), breakout::winpath::Form::kRootLocalDevice);
+  EXPECT_EQ(form_of(""), breakout::winpath::Form::kEmpty);
 }
 
 TEST(WinPathForm, ApplyTheCurrentDirectory) {

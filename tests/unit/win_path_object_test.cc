@@ -50,7 +50,7 @@ TEST(WinPathObject, CaseAndSpellingsOfTheSameFile) {
 TEST(WinPathObject, DevicePrefixes) {
   // [FPF] "DOS device paths": "\\.\C:\Test\Foo.txt" and "\\?\C:\Test\Foo.txt" name C:\Test\Foo.txt.
   const Object dot = open_target("\\\\.\\C:\\Test\\Foo.txt", test_env());
-  EXPECT_EQ(dot.kind, Kind::kFile);
+  EXPECT_EQ(dot.kind, breakout::winpath::Kind::kFile);
   EXPECT_EQ(dot.volume, "C:");
   EXPECT_EQ(dot.parts, (std::vector<std::string>{"TEST", "FOO.TXT"}));
   // crbug 334897: '..' in a "\\.\" path removes the device segment: "\\.\X:\..\C:\ws\f" is C:\ws\f.
@@ -62,9 +62,9 @@ TEST(WinPathObject, DevicePrefixes) {
   // [PZ] a device the model has no volume for: unknown, never a guess.
   EXPECT_EQ(in_ws("\\\\?\\GLOBALROOT\\Device\\HarddiskVolume9\\ws\\f"), Inside::kUnknown);
   // [FPF] "\\.\C:" without a path is the volume itself (a raw device), not its root directory.
-  EXPECT_EQ(open_target("\\\\.\\C:", test_env()).kind, Kind::kDevice);
+  EXPECT_EQ(open_target("\\\\.\\C:", test_env()).kind, breakout::winpath::Kind::kDevice);
   // [PZ] "\\.\pipe\x" is a named pipe in the device namespace.
-  EXPECT_EQ(open_target("\\\\.\\pipe\\x", test_env()).kind, Kind::kDevice);
+  EXPECT_EQ(open_target("\\\\.\\pipe\\x", test_env()).kind, breakout::winpath::Kind::kDevice);
 }
 
 TEST(WinPathObject, VerbatimSkipsNormalisation) {
@@ -91,7 +91,7 @@ TEST(WinPathObject, UncLoopback) {
   EXPECT_EQ(in_ws("\\\\?\\UNC\\localhost\\C$\\ws\\f"), Inside::kInside);
   EXPECT_EQ(in_ws("\\\\.\\UNC\\LOCALHOST\\C$\\ws\\..\\secret"), Inside::kOutside);
   // [FPF] another machine's share is another volume.
-  EXPECT_EQ(open_target("\\\\Server2\\Share\\Test\\Foo.txt", test_env()).kind, Kind::kRemote);
+  EXPECT_EQ(open_target("\\\\Server2\\Share\\Test\\Foo.txt", test_env()).kind, breakout::winpath::Kind::kRemote);
   // A loopback share other than X$ maps to whatever directory the share defines: unknown.
   EXPECT_EQ(in_ws("\\\\localhost\\data\\f"), Inside::kUnknown);
 }
@@ -108,7 +108,7 @@ TEST(WinPathObject, AlternateDataStreams) {
   // [FST] "dir::$INDEX_ALLOCATION" is the directory's index: the directory itself.
   EXPECT_EQ(open_target("C:\\ws\\d::$INDEX_ALLOCATION", test_env()).stream, "$INDEX_ALLOCATION");
   // [NAF] ':' is reserved in names: in a directory component the open fails.
-  EXPECT_EQ(open_target("C:\\ws\\d:x\\f", test_env()).kind, Kind::kNothing);
+  EXPECT_EQ(open_target("C:\\ws\\d:x\\f", test_env()).kind, breakout::winpath::Kind::kNothing);
 }
 
 TEST(WinPathObject, DosDeviceNames) {
@@ -126,21 +126,21 @@ TEST(WinPathObject, DosDeviceNames) {
   // [FPF] "Handle legacy devices": "the DOS device path for CON.TXT is \\.\CON" — before Windows 11
   // in any directory, so "C:\ws\NUL.txt" is the NUL device, not a file in the root [RUSTSEC-2024-0438].
   const Object dev = open_target("C:\\ws\\nul.txt", test_env());
-  EXPECT_EQ(dev.kind, Kind::kDevice);
+  EXPECT_EQ(dev.kind, breakout::winpath::Kind::kDevice);
   EXPECT_EQ(dev.volume, "NUL");
   EXPECT_EQ(in_ws("C:\\ws\\COM\xc2\xb9.txt"), Inside::kOutside);
   // [FPF] "Skip normalization": "\\?\C:\ws\NUL" is a file named NUL, not the device.
-  EXPECT_EQ(open_target("\\\\?\\C:\\ws\\NUL", test_env()).kind, Kind::kFile);
+  EXPECT_EQ(open_target("\\\\?\\C:\\ws\\NUL", test_env()).kind, breakout::winpath::Kind::kFile);
 }
 
 TEST(WinPathObject, LongPaths) {
   // [NAF] "Maximum Path Length Limitation": MAX_PATH is 260 characters including the NUL; longer
   // non-verbatim paths fail unless the process opted in to long paths.
   const std::string long_path = "C:\\ws\\" + std::string(300, 'a');
-  EXPECT_EQ(open_target(long_path, test_env()).kind, Kind::kNothing);
+  EXPECT_EQ(open_target(long_path, test_env()).kind, breakout::winpath::Kind::kNothing);
   Env opted = test_env();
   opted.long_paths = true;
-  EXPECT_EQ(open_target(long_path, opted).kind, Kind::kFile);
+  EXPECT_EQ(open_target(long_path, opted).kind, breakout::winpath::Kind::kFile);
   // [NAF] "To specify an extended-length path, use the \\?\ prefix": up to 32,767 characters.
   EXPECT_EQ(in_ws("\\\\?\\" + long_path), Inside::kInside);
 }

@@ -87,14 +87,14 @@ TEST(WinSpell, EverySpellingOfALexicalFormOpensTheSameObjectInTheModel) {
   env.volume_devices["HARDDISKVOLUME3"] = 'C';
   env.volume_guids["{B75E2C83-0000-0000-0000-602F00000000}"] = 'C';
   const Object want = open_target("C:\\Test\\sibling\\f", env);
-  ASSERT_EQ(want.kind, Kind::kFile);
+  ASSERT_EQ(want.kind, breakout::winpath::Kind::kFile);
   for (const auto name : spelling_names()) {
     const Spelling s = spell(name, "C:\\Test\\sibling\\f", facts());
     if (s.plant != Plant::kNone || name == "short-name" || name == "long-path") continue;  // the volume decides
     ASSERT_EQ(s.unavailable, "") << name;
     const Object got = open_target(s.path, env);
-    if (got.kind == Kind::kUnknown) continue;  // the model does not guess (a loopback share's authentication)
-    EXPECT_EQ(got.kind, Kind::kFile) << name << ": " << s.path << " (" << got.why << ")";
+    if (got.kind == breakout::winpath::Kind::kUnknown) continue;  // the model does not guess (a loopback share's authentication)
+    EXPECT_EQ(got.kind, breakout::winpath::Kind::kFile) << name << ": " << s.path << " (" << got.why << ")";
     EXPECT_EQ(got.volume, want.volume) << name;
     EXPECT_EQ(got.parts, want.parts) << name << ": " << s.path;
     if (name != "ads-named" && name != "ads-index-allocation") {

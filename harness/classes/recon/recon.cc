@@ -18,7 +18,7 @@ namespace breakout::oracles {
 namespace {
 
 constexpr const char* kReconImage = "breakout-probe-recon";
-constexpr std::chrono::milliseconds kPoll{10};
+constexpr std::chrono::milliseconds kReconPoll{10};
 
 // While the spawn runs, polls the host every 10 ms for the probe's processes
 // (host/process_view.h), reads them once found and creates `release`, which ends the
@@ -51,7 +51,7 @@ ReconWatch::ReconWatch(const Containment& box, std::filesystem::path release, st
             std::ofstream(release) << "read\n";  // ends the probe's hold early
             return;
           }
-          std::this_thread::sleep_for(kPoll);
+          std::this_thread::sleep_for(kReconPoll);
         }
       }) {}
 

@@ -12,17 +12,12 @@
 
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
+#include "harness/host/posix_acl_xattr.h"
 
 namespace breakout {
 
 namespace {
 
-// Linux's on-disk/xattr ACL layout (include/uapi/linux/posix_acl_xattr.h):
-// a little-endian u32 version (2), then {u16 tag, u16 perm, u32 id} entries
-// sorted by tag, then id.
-constexpr std::uint32_t kAclVersion = 2;
-constexpr std::uint16_t kUserObj = 0x01, kUser = 0x02, kGroupObj = 0x04, kGroup = 0x08, kMask = 0x10, kOther = 0x20;
-constexpr std::uint32_t kUndefinedId = 0xFFFFFFFFu;
 
 struct Entry {
   std::uint16_t tag, perm;
@@ -46,7 +41,7 @@ std::string encode(std::vector<Entry> entries) {
   std::sort(entries.begin(), entries.end(),
             [](const Entry& a, const Entry& b) { return a.tag != b.tag ? a.tag < b.tag : a.id < b.id; });
   std::string blob(4 + 8 * entries.size(), '\0');
-  std::memcpy(blob.data(), &kAclVersion, 4);
+  std::memcpy(blob.data(), &posix_acl::kVersion, 4);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     std::memcpy(blob.data() + 4 + 8 * i, &entries[i].tag, 2);
     std::memcpy(blob.data() + 4 + 8 * i + 2, &entries[i].perm, 2);
@@ -81,25 +76,25 @@ void plant_host_marks(const std::filesystem::path& path, const std::string& nonc
   } else {
     // No extended ACL yet: the minimal ACL is the mode bits (acl(5)).
     const auto bits = [&](int shift) { return static_cast<std::uint16_t>((st.st_mode >> shift) & 7); };
-    entries = {{kUserObj, bits(6), kUndefinedId}, {kGroupObj, bits(3), kUndefinedId}, {kOther, bits(0), kUndefinedId}};
+    entries = {{posix_acl::kUserObj, bits(6), posix_acl::kUndefinedId}, {posix_acl::kGroupObj, bits(3), posix_acl::kUndefinedId}, {posix_acl::kOther, bits(0), posix_acl::kUndefinedId}};
   }
   const unsigned uid = mark_uid();
   std::uint16_t group_class = 0;
   bool have_mask = false;
   for (const auto& e : entries) {
-    if (e.tag == kGroupObj || e.tag == kGroup || e.tag == kUser) group_class |= e.perm;
-    have_mask = have_mask || e.tag == kMask;
+    if (e.tag == posix_acl::kGroupObj || e.tag == posix_acl::kGroup || e.tag == posix_acl::kUser) group_class |= e.perm;
+    have_mask = have_mask || e.tag == posix_acl::kMask;
   }
   entries.erase(std::remove_if(entries.begin(), entries.end(),
-                               [uid](const Entry& e) { return e.tag == kUser && e.id == uid; }),
+                               [uid](const Entry& e) { return e.tag == posix_acl::kUser && e.id == uid; }),
                 entries.end());
-  entries.push_back({kUser, 5, uid});  // r-x
+  entries.push_back({posix_acl::kUser, 5, uid});  // r-x
   group_class |= 5;
   if (have_mask) {
     for (auto& e : entries)
-      if (e.tag == kMask) e.perm |= 5;
+      if (e.tag == posix_acl::kMask) e.perm |= 5;
   } else {
-    entries.push_back({kMask, group_class, kUndefinedId});
+    entries.push_back({posix_acl::kMask, group_class, posix_acl::kUndefinedId});
   }
   const std::string acl = encode(entries);
   if (::setxattr(p, "system.posix_acl_access", acl.data(), acl.size(), 0) != 0)

@@ -25,7 +25,7 @@ namespace breakout {
 
 namespace {
 
-constexpr std::size_t kMaxNames = 4096;  // the newest names kept (hostile peers ask without end)
+constexpr std::size_t kMaxNamesKept = 4096;  // the newest names kept (hostile peers ask without end)
 constexpr const char* kSystemResolvConf = "/etc/resolv.conf";
 
 std::array<unsigned char, 4> v4_bytes(const std::string& text) {
@@ -61,7 +61,7 @@ struct NameServer::Impl {
       {
         std::lock_guard<std::mutex> lock(mu);
         names.push_back(q->name);
-        if (names.size() > kMaxNames) names.pop_front();
+        if (names.size() > kMaxNamesKept) names.pop_front();
       }
       const ZoneAnswer z = zone_answer(q->name, q->type, zone);
       const auto out = z.kind == ZoneAnswer::Kind::kA ? dns_reply(buf, *q, z.a, 0)

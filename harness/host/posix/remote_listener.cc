@@ -26,7 +26,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-constexpr std::size_t kMaxConnections = 64;
+constexpr std::size_t kMaxRemoteConnections = 64;
 constexpr std::size_t kMaxRead = 4096;
 constexpr auto kConnectionLife = std::chrono::seconds(5);
 constexpr std::size_t kRemembered = 100000;
@@ -224,7 +224,7 @@ int serve_nonces(const std::string& bind_host_port, std::chrono::seconds max_tim
     for (std::size_t i = conns.size(); i-- > 0;)
       if (done[i]) conns.erase(conns.begin() + static_cast<std::ptrdiff_t>(i));
     if (fds[0].revents & POLLIN) {
-      while (conns.size() < kMaxConnections) {
+      while (conns.size() < kMaxRemoteConnections) {
         UniqueFd c(::accept4(server.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
         if (c.get() < 0) break;
         conns.push_back({std::move(c), {}, Clock::now()});

@@ -68,7 +68,7 @@ struct WatchedDir {
   bool root = false;  // one of kWatched (else a directory already in one when the watch started)
 };
 
-struct Entry {
+struct WatchEntry {
   std::size_t dir = 0;
   std::string name;  // raw bytes, for the removal
   InodeKey inode{};
@@ -214,7 +214,7 @@ class FanotifyResidueWatch final : public ResidueWatch {
       if (d.root) found_.watched.push_back(d.path);
       else ++found_.subdirs_watched;
     }
-    for (const Entry& e : entries_) {
+    for (const WatchEntry& e : entries_) {
       struct stat st{};
       const int dirfd = dirs_[e.dir].fd.get();
       if (::fstatat(dirfd, e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // its spawner removed it
@@ -345,7 +345,7 @@ class FanotifyResidueWatch final : public ResidueWatch {
   std::thread reader_;
   std::mutex drain_mu_, mu_, finish_mu_;
   std::map<std::string, std::string> boxes_;  // box name -> execution
-  std::vector<Entry> entries_;
+  std::vector<WatchEntry> entries_;
   ResidueFindings found_;
   bool finished_ = false;
 };
