@@ -21,7 +21,7 @@
 
 namespace {
 
-constexpr const char* kUsage = "usage: breakout-probe-keyctl --target key:DESCRIPTION|own --nonce N\n";
+constexpr const char* kUsage = "usage: breakout-probe-keyctl --target key:DESCRIPTION|own --nonce N [--witness PATH]\n";
 
 long keyctl(int op, unsigned long a, unsigned long b = 0, unsigned long c = 0, unsigned long d = 0) {
   return ::syscall(SYS_keyctl, op, a, b, c, d);
@@ -31,9 +31,10 @@ long keyctl(int op, unsigned long a, unsigned long b = 0, unsigned long c = 0, u
 
 int main(int argc, char** argv) {
   using namespace breakout::probe;
-  Args args(argc, argv, kUsage, {{"target", Args::kValue}, {"nonce", Args::kValue}});
+  Args args(argc, argv, kUsage, {{"target", Args::kValue}, {"nonce", Args::kValue}, {"witness", Args::kValue}});
   const std::string target = args.require("target"), nonce = args.require("nonce");
   ProbeReport rep("keyctl");
+  if (auto w = args.get("witness")) rep.witness_to(*w);
   rep.set("target", target);
   long id = -1;
   const char* step = "";

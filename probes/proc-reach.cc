@@ -15,11 +15,15 @@
 //                      when signalled
 //   --nonce N
 //   --as-victim        internal: what the own victim child execs (/proc/self/exe), so
-//                      that the token is in its initial environment (/proc/<pid>/environ)
+//                      that the token is in its initial environment (/proc/<pid>/environ);
+//                      --ready-fd N: the pipe it writes a byte to once its handlers exist
 //
-// Prints "found <token>" for each secret ("BREAKOUT-CANARY-…" / "BREAKOUT-OWN-…")
-// read out of the victim. Result: ok when the operation reached the victim.
+// Prints "found <token>" for the secrets ("BREAKOUT-CANARY-…" / "BREAKOUT-OWN-…") read out of
+// the victim; the memory scans stop at the first region in which one is found. Result: ok when
+// the operation reached the victim.
 // Exit 0 ok, 1 failed, 64 usage. Bounded: 8 MiB scanned, 2 s waits.
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -80,7 +84,7 @@ int scan(const std::vector<Region>& regions, std::size_t budget, Read read, std:
   std::size_t used = 0;
   std::string chunk(64 * 1024, '\0');
   for (const auto& r : regions) {
-    for (unsigned long at = r.start; at < r.end && used < budget; at += chunk.size() - 64) {
+    for (unsigned long at = r.start; at < r.end && used < budget && found->empty(); at += chunk.size() - 64) {
       const std::size_t len = std::min<std::size_t>(chunk.size(), r.end - at);
       const long got = read(at, len, chunk.data());
       if (got <= 0) {
@@ -91,20 +95,24 @@ int scan(const std::vector<Region>& regions, std::size_t budget, Read read, std:
       collect_tokens(chunk.substr(0, static_cast<std::size_t>(got)), found);
       if (static_cast<std::size_t>(got) < chunk.size()) break;
     }
+    // One token read out is the reach; stop there (PTRACE_PEEKDATA costs a syscall per word, and
+    // a syscall costs about 100 us on gVisor's ptrace platform: a 1 MiB budget was 20 s there).
+    if (!found->empty()) break;
   }
   return found->empty() ? (last_err ? last_err : ENOENT) : 0;
 }
 
-// Waits (bounded) until the own victim has exec'd and caught SIGTERM: /proc/<pid>/status SigCgt
-// has SIGTERM's bit (proc(5)). A fixed 50 ms was not enough under load: the probe then read the
-// pre-exec environment (the caller's canaries, not the victim's token) or killed the child with
-// SIGTERM's default action before its handler existed, and the control read as an overblock.
-void wait_victim_ready(pid_t pid, int timeout_ms) {
-  for (int waited = 0; waited < timeout_ms; waited += 5) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-    for (std::string line; std::getline(in, line);)
-      if (line.rfind("SigCgt:", 0) == 0 && (std::strtoull(line.c_str() + 7, nullptr, 16) >> (SIGTERM - 1)) & 1) return;
-    sleep_ms(5);
+// Waits (bounded) until the own victim has exec'd and installed its handlers: it writes one byte
+// to the pipe whose write end it inherited (`ready`, our read end). A fixed 50 ms was not enough
+// under load: the probe then read the pre-exec environment (the caller's canaries, not the
+// victim's token) or killed the child with SIGTERM's default action before its handler existed,
+// and the control read as an overblock. (Polling SigCgt in /proc/<pid>/status, proc(5), waited the
+// whole bound under gVisor, whose status has no SigCgt line.)
+void wait_victim_ready(int ready, int timeout_ms) {
+  pollfd p{ready, POLLIN, 0};
+  if (::poll(&p, 1, timeout_ms) > 0) {
+    char c;
+    (void)!::read(ready, &c, 1);
   }
 }
 
@@ -113,12 +121,13 @@ void wait_victim_ready(pid_t pid, int timeout_ms) {
 int main(int argc, char** argv) {
   Args args(argc, argv, kUsage,
             {{"op", Args::kValue}, {"target", Args::kValue}, {"nonce", Args::kValue}, {"as-victim", Args::kFlag},
-             {"witness", Args::kValue}});
+             {"ready-fd", Args::kValue}, {"witness", Args::kValue}});
   if (args.has("as-victim")) {
     const char* token = std::getenv("BREAKOUT_VICTIM_SECRET");
     if (!token) args.usage_error("--as-victim needs BREAKOUT_VICTIM_SECRET");
     const std::string copy = token;
-    run_victim(copy, 1, " " + copy, now_ms() + 10000);  // the control's victim, our child
+    const int ready = args.has("ready-fd") ? std::atoi(args.require("ready-fd").c_str()) : -1;
+    run_victim(copy, 1, " " + copy, now_ms() + 10000, ready);  // the control's victim, our child
   }
   const std::string op = args.require("op"), target = args.require("target"), nonce = args.require("nonce");
   if (op != "ptrace" && op != "vm-read" && op != "proc-mem" && op != "proc-environ" && op != "signal-term" &&
@@ -131,22 +140,34 @@ int main(int argc, char** argv) {
   pid_t pid = -1, own = -1;
   if (target == "own") {
     const std::string token = breakout::own_token(nonce);
+    int ready[2];
+    if (::pipe2(ready, O_CLOEXEC) != 0) {
+      rep.fail("pipe2", errno);
+      rep.emit();
+      return rep.exit_code();
+    }
     std::fflush(stdout);
     own = ::fork();
     if (own == 0) {
-      const std::string env = "BREAKOUT_VICTIM_SECRET=" + token;
-      char* child_argv[] = {argv[0], const_cast<char*>("--as-victim"), nullptr};
+      ::close(ready[0]);
+      const int w = ::fcntl(ready[1], F_DUPFD, 3);  // without FD_CLOEXEC: the victim inherits it
+      const std::string env = "BREAKOUT_VICTIM_SECRET=" + token, fd = std::to_string(w);
+      char* child_argv[] = {argv[0], const_cast<char*>("--as-victim"), const_cast<char*>("--ready-fd"),
+                            const_cast<char*>(fd.c_str()), nullptr};
       char* child_env[] = {const_cast<char*>(env.c_str()), nullptr};
       ::execve("/proc/self/exe", child_argv, child_env);
       ::_exit(127);
     }
+    ::close(ready[1]);
     if (own < 0) {
+      ::close(ready[0]);
       rep.fail("fork", errno);
       rep.emit();
       return rep.exit_code();
     }
     pid = own;
-    wait_victim_ready(own, 5000);  // exec'd, handlers installed
+    wait_victim_ready(ready[0], 5000);  // exec'd, handlers installed (or gave up: the control shows it)
+    ::close(ready[0]);
   } else if (target.rfind("pid:", 0) == 0) {
     pid = static_cast<pid_t>(std::atol(target.c_str() + 4));
     if (pid <= 1) args.usage_error("bad pid in --target");

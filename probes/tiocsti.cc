@@ -33,7 +33,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: breakout-probe-tiocsti --target tty:stdin|own --variant plain|high-bits --nonce N\n";
+    "usage: breakout-probe-tiocsti --target tty:stdin|own --variant plain|high-bits --nonce N [--witness PATH]\n";
 
 // Returns 0 or the errno of the first byte that failed.
 int inject(int fd, const std::string& bytes, bool high_bits) {
@@ -89,10 +89,12 @@ int own_pty(const std::string& token, bool high_bits, const char** step) {
 
 int main(int argc, char** argv) {
   using namespace breakout::probe;
-  Args args(argc, argv, kUsage, {{"target", Args::kValue}, {"variant", Args::kValue}, {"nonce", Args::kValue}});
+  Args args(argc, argv, kUsage,
+            {{"target", Args::kValue}, {"variant", Args::kValue}, {"nonce", Args::kValue}, {"witness", Args::kValue}});
   const std::string target = args.require("target"), variant = args.require("variant"), nonce = args.require("nonce");
   if (variant != "plain" && variant != "high-bits") args.usage_error("unknown --variant " + variant);
   ProbeReport rep("tiocsti");
+  if (auto w = args.get("witness")) rep.witness_to(*w);
   rep.set("target", target);
   rep.set("variant", variant);
   rep.set("stdin_is_tty", ::isatty(0) == 1);

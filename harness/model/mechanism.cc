@@ -12,7 +12,8 @@ constexpr std::pair<Mechanism, const char*> kNames[] = {
     {Mechanism::kPtrace, "ptrace"}, {Mechanism::kProcfs, "procfs"}, {Mechanism::kI386Abi, "i386_abi"},
     {Mechanism::kIcmp, "icmp"}, {Mechanism::kNetlink, "netlink"}, {Mechanism::kMknod, "mknod"},
     {Mechanism::kRenameExchange, "rename_exchange"}, {Mechanism::kHostProc, "host_proc"},
-    {Mechanism::kXattr, "xattr"}};
+    {Mechanism::kXattr, "xattr"}, {Mechanism::kProcessVm, "process_vm"},
+    {Mechanism::kKeyring, "keyring"}, {Mechanism::kTiocsti, "tiocsti"}};
 }  // namespace
 
 const char* to_string(Mechanism m) {

@@ -55,6 +55,17 @@ enum class Mechanism {
   // gVisor 20221219's gofer answers setxattr(2) on a bind-mounted host file with ENOTSUP, in the
   // workspace too, so the workspace control of fs.meta.setxattr cannot happen there.
   kXattr,
+  // process_vm_readv(2) (and _writev) on the sandbox's own processes, where ptrace(2) itself works:
+  // gVisor 20221219 does not implement the syscall (ENOSYS), so the own-victim control of
+  // proc.vm-read cannot happen there. (A filter that refuses ptrace(2) refuses both: kPtrace.)
+  kProcessVm,
+  // add_key(2) of a "user" key into the command's own keyrings (keyrings(7)): gVisor 20221219
+  // answers EACCES, so the own-key control of key.user-keyring cannot happen there.
+  kKeyring,
+  // ioctl(2) TIOCSTI on a terminal the command owns (ioctl_tty(2)): gVisor 20221219 answers
+  // ENOTTY on its own pty, so the own-pty control of tty.tiocsti* cannot happen there. (A Linux
+  // 6.2+ host with dev.tty.legacy_tiocsti = 0 refuses it to the unprivileged alike.)
+  kTiocsti,
 };
 
 const char* to_string(Mechanism m);                        // "af_unix", as profiles write it

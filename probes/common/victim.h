@@ -57,9 +57,11 @@ inline long tracer_pid() {
   return t ? std::strtol(t + 10, nullptr, 10) : -1;
 }
 
-// Never returns: beats until `deadline_ms` (now_ms() clock), then _exit(0).
+// Never returns: beats until `deadline_ms` (now_ms() clock), then _exit(0). Once its handlers are
+// installed it writes one byte to `ready_fd` and closes it (when >= 0): the parent's sign that a
+// signal now reaches a handler (proc(5)'s SigCgt says so on Linux, but gVisor's status has no such line).
 [[noreturn]] inline void run_victim(const std::string& secret, int status_fd, const std::string& signal_suffix,
-                                    std::int64_t deadline_ms) {
+                                    std::int64_t deadline_ms, int ready_fd = -1) {
   std::snprintf(g_victim_secret, sizeof g_victim_secret, "%s", secret.c_str());
   std::snprintf(g_victim_suffix, sizeof g_victim_suffix, "%s", signal_suffix.c_str());
   volatile char* heap = static_cast<char*>(std::malloc(secret.size() + 1));  // a heap copy too
@@ -71,6 +73,10 @@ inline long tracer_pid() {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGCONT}) ::sigaction(sig, &sa, nullptr);
+  if (ready_fd >= 0) {
+    (void)write_all(ready_fd, "r", 1);
+    ::close(ready_fd);
+  }
   for (std::uint64_t n = 1; now_ms() < deadline_ms; ++n) {
     char line[64];
     int len = std::snprintf(line, sizeof line, "beat %llu tracer=%ld\n", static_cast<unsigned long long>(n), tracer_pid());

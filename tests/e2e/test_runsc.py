@@ -1,8 +1,9 @@
 """gVisor (runsc) through the shipped template profile: one OCI bundle per exec (docs/spawners.md).
 
 Signed on the default suite: no escape, no overblock, no error; what gVisor does by design is a
-skip with the profile's declared reason (mknod, rename_exchange, host_proc, af_unix, xattr), and
-the denials those controls pair with stand on the probe's witness. Every exec's container is
+skip with the profile's declared reason (mknod, rename_exchange, host_proc, af_unix, xattr; on
+--suite all's host-object slices also process_vm, keyring, tiocsti), and the denials those
+controls pair with stand on the probe's witness. Every exec's container is
 removed (`after`: runsc delete --force), also when the run is interrupted.
 A bundle made weak on purpose (the host's / read-write) is caught: the same suite escapes.
 """
@@ -91,3 +92,24 @@ def test_a_bundle_with_a_writable_root_is_caught(run_breakout, tmp_path):
     escapes = {a["id"] for a in run.by_verdict("escape")}
     assert "fs.write.create@workspace-write[fs:sibling/new-file]" in escapes, run.explain(run.attempts)
     assert not run.by_verdict("overblock") and not run.by_verdict("error"), run.explain(run.attempts)
+
+
+# The host-object slices of --suite all: the own victim's readiness and memory scan must finish
+# within the policy's timeout on gVisor's ptrace platform (a control killed at 10 s is an error),
+# and what gVisor does not implement is a declared skip naming the mechanism.
+SUITE_ALL_SLICES = {"proc.*": "process_vm", "key.*": "keyring", "tty.*": "tiocsti"}
+
+
+@pytest.mark.parametrize("glob", sorted(SUITE_ALL_SLICES))
+def test_host_object_controls_are_judged_or_declared(run_breakout, glob):
+    require_root_tool("runsc")
+    run = run_breakout("--spawner", "runsc", "--suite", "all", "--only", glob, timeout=300)
+    assert run.results is not None, run.stderr[-2000:]
+    bad = [a for a in run.attempts if a["verdict"] not in ("pass", "skip")]
+    assert not bad, run.explain(bad)
+    skips = run.by_verdict("skip")
+    assert skips and all(f"runsc refuses {SUITE_ALL_SLICES[glob]} under network" in a["reason"] for a in skips), \
+        run.explain(skips)
+    if glob == "proc.*":  # ptrace works in gVisor: its own-victim control is judged, not skipped
+        ptrace_controls = [a for a in run.attempts if a["id"].startswith("proc.ptrace@") and a["target"] == "ipc:own-victim"]
+        assert ptrace_controls and all(a["verdict"] == "pass" for a in ptrace_controls), run.explain(ptrace_controls)

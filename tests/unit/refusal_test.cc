@@ -228,7 +228,7 @@ TEST(Refusal, DriverDeclarationAppliesExactlyAsTheProfiles) {
 }
 
 TEST(Refusal, NewMechanismsHaveNames) {
-  for (const char* name : {"mknod", "rename_exchange", "host_proc", "icmp", "xattr"}) {
+  for (const char* name : {"mknod", "rename_exchange", "host_proc", "icmp", "xattr", "process_vm", "keyring", "tiocsti"}) {
     ASSERT_TRUE(mechanism_from(name).has_value()) << name;
     EXPECT_EQ(std::string(to_string(*mechanism_from(name))), name);
   }

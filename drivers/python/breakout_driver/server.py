@@ -404,7 +404,7 @@ class DriverServer:
 # The vocabulary breakout checks (harness/model/declared_refusal.h, mechanism.h); checked here too,
 # so a typo fails when the driver starts rather than as a protocol error in every run.
 REFUSABLE_MECHANISMS = ("af_unix", "io_uring", "ptrace", "procfs", "i386_abi", "icmp", "netlink", "mknod",
-                        "rename_exchange", "host_proc", "xattr")
+                        "rename_exchange", "host_proc", "xattr", "process_vm", "keyring", "tiocsti")
 NETWORK_MODES = ("none", "loopback", "full", "proxy")
 
 

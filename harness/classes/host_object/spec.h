@@ -20,9 +20,9 @@ inline constexpr ClassSpec ProcessReach{.probe = "proc-reach", .targets = true, 
     .host_noun = "processes", .expect = rules::host_object};
 inline constexpr ClassSpec IpcReach{.probe = "ipc-reach", .targets = true,
     .host_noun = "IPC objects or shared-dir files", .expect = rules::host_object};
-inline constexpr ClassSpec KeyRead{.probe = "keyctl", .targets = true,
+inline constexpr ClassSpec KeyRead{.probe = "keyctl", .targets = true, .witness = true,
     .host_noun = "keyrings", .expect = rules::host_object};
-inline constexpr ClassSpec TtyInject{.probe = "tiocsti", .targets = true,
+inline constexpr ClassSpec TtyInject{.probe = "tiocsti", .targets = true, .witness = true,
     .host_noun = "terminals", .expect = rules::host_object};
 inline constexpr ClassSpec DnsQuery{.probe = "dns-query", .targets = true, .witness = true,
     .host_noun = "resolvers", .expect = rules::host_object};
