@@ -18,7 +18,6 @@ namespace breakout {
 
 namespace {
 
-
 struct Entry {
   std::uint16_t tag, perm;
   std::uint32_t id;
@@ -76,13 +75,16 @@ void plant_host_marks(const std::filesystem::path& path, const std::string& nonc
   } else {
     // No extended ACL yet: the minimal ACL is the mode bits (acl(5)).
     const auto bits = [&](int shift) { return static_cast<std::uint16_t>((st.st_mode >> shift) & 7); };
-    entries = {{posix_acl::kUserObj, bits(6), posix_acl::kUndefinedId}, {posix_acl::kGroupObj, bits(3), posix_acl::kUndefinedId}, {posix_acl::kOther, bits(0), posix_acl::kUndefinedId}};
+    entries = {{posix_acl::kUserObj, bits(6), posix_acl::kUndefinedId},
+               {posix_acl::kGroupObj, bits(3), posix_acl::kUndefinedId},
+               {posix_acl::kOther, bits(0), posix_acl::kUndefinedId}};
   }
   const unsigned uid = mark_uid();
   std::uint16_t group_class = 0;
   bool have_mask = false;
   for (const auto& e : entries) {
-    if (e.tag == posix_acl::kGroupObj || e.tag == posix_acl::kGroup || e.tag == posix_acl::kUser) group_class |= e.perm;
+    if (e.tag == posix_acl::kGroupObj || e.tag == posix_acl::kGroup || e.tag == posix_acl::kUser)
+      group_class |= e.perm;
     have_mask = have_mask || e.tag == posix_acl::kMask;
   }
   entries.erase(std::remove_if(entries.begin(), entries.end(),
