@@ -8,6 +8,7 @@
 #include "harness/core/error.h"
 #include "harness/core/nonce.h"
 #include "harness/core/sha256.h"
+#include "harness/platform/tree_mounts.h"
 
 namespace breakout {
 
@@ -253,6 +254,10 @@ bool AttemptTree::give_back() noexcept {
 AttemptTree::~AttemptTree() {
   std::error_code ec;
   if (roots_.tree.empty() || !fs::exists(roots_.tree, ec)) return;
+  // A mount left in the tree (a sandbox's propagated to the host) is detached before any walk:
+  // neither the snapshot nor remove_all may go into a bind of a host directory. One that cannot
+  // be detached keeps the whole tree where it is.
+  if (!detach_mounts_under(roots_.tree)) return;
   if (pool_ != nullptr && give_back()) return;
   open_up_dirs(roots_.tree);
   fs::remove_all(roots_.tree, ec);

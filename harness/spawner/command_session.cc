@@ -8,6 +8,7 @@
 
 #include "harness/core/error.h"
 #include "harness/core/text.h"
+#include "harness/platform/tree_mounts.h"
 
 namespace breakout {
 
@@ -63,7 +64,8 @@ class CommandSession final : public SpawnSession {
   ~CommandSession() override {
     for (const auto& dir : scratch_) {
       std::error_code ec;
-      std::filesystem::remove_all(dir, ec);  // best effort: a probe may have left it busy
+      // Never into a mount a spawner's setup or `after` left there (platform/tree_mounts.h).
+      if (detach_mounts_under(dir)) std::filesystem::remove_all(dir, ec);  // best effort: a probe may have left it busy
     }
   }
 
