@@ -2,7 +2,9 @@
 // remove_all never deletes the files of a host directory bound there (Linux, as root).
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -77,6 +79,25 @@ TEST(TreeMounts, NothingMountedIsTrueAndDetachesNothing) {
   EXPECT_TRUE(detached.empty());
   EXPECT_TRUE(detach_mounts_under(t.base / "does-not-exist", &detached));
   EXPECT_TRUE(detached.empty());
+}
+
+// "/" and "" are never a tree. Asked in a child with a private mount namespace, so that a broken
+// guard detaches the child's copies of the host's mounts, never the host's.
+TEST(TreeMounts, TheRootIsNeverATree) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (a private mount namespace)";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) ::_exit(2);
+    std::vector<fs::path> detached;
+    const bool root = detach_mounts_under("/", &detached), empty = detach_mounts_under("", &detached);
+    ::_exit(!root && !empty && detached.empty() ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 2) GTEST_SKIP() << "unshare(CLONE_NEWNS) or making / private failed";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 // The call site that matters: an attempt tree whose workspace holds a bind of a host directory

@@ -51,6 +51,7 @@ bool detach_mounts_under(const std::filesystem::path& dir, std::vector<std::file
   const std::filesystem::path real = std::filesystem::weakly_canonical(dir, ec);
   std::string base = (ec ? dir : real).lexically_normal().string();
   while (base.size() > 1 && base.back() == '/') base.pop_back();
+  if (base.empty() || base == "/") return false;  // never the host's own mounts: no tree is the root
   // Mounts stacked on one point need one detach each; a detach of a parent takes its children.
   for (int done = 0; done < kMaxDetaches;) {
     const auto points = mount_points_under(base);
