@@ -83,6 +83,8 @@ int scan(const std::vector<Region>& regions, std::size_t budget, Read read, std:
   int last_err = 0;
   std::size_t used = 0;
   std::string chunk(64 * 1024, '\0');
+  // One token read out is the reach; no read after it (PTRACE_PEEKDATA costs a syscall per word,
+  // and a syscall costs about 100 us on gVisor's ptrace platform: a 1 MiB budget was 20 s there).
   for (const auto& r : regions) {
     for (unsigned long at = r.start; at < r.end && used < budget && found->empty(); at += chunk.size() - 64) {
       const std::size_t len = std::min<std::size_t>(chunk.size(), r.end - at);
@@ -95,9 +97,6 @@ int scan(const std::vector<Region>& regions, std::size_t budget, Read read, std:
       collect_tokens(chunk.substr(0, static_cast<std::size_t>(got)), found);
       if (static_cast<std::size_t>(got) < chunk.size()) break;
     }
-    // One token read out is the reach; stop there (PTRACE_PEEKDATA costs a syscall per word, and
-    // a syscall costs about 100 us on gVisor's ptrace platform: a 1 MiB budget was 20 s there).
-    if (!found->empty()) break;
   }
   return found->empty() ? (last_err ? last_err : ENOENT) : 0;
 }
@@ -126,7 +125,7 @@ int main(int argc, char** argv) {
     const char* token = std::getenv("BREAKOUT_VICTIM_SECRET");
     if (!token) args.usage_error("--as-victim needs BREAKOUT_VICTIM_SECRET");
     const std::string copy = token;
-    const int ready = args.has("ready-fd") ? std::atoi(args.require("ready-fd").c_str()) : -1;
+    const int ready = static_cast<int>(args.get_int("ready-fd", 3, 1 << 20, -1));
     run_victim(copy, 1, " " + copy, now_ms() + 10000, ready);  // the control's victim, our child
   }
   const std::string op = args.require("op"), target = args.require("target"), nonce = args.require("nonce");
